@@ -1,0 +1,27 @@
+"""Write README.md from nbs/index.ipynb without Quarto (which CI machines lack).
+
+nbdev_readme needs Quarto; this renders the same page: markdown cells as they are, code cells
+that are not hidden as python blocks. `python .ci/readme.py --check` exits 1 if README.md is stale."""
+import json, sys
+from pathlib import Path
+
+root = Path(__file__).resolve().parent.parent
+nb = json.loads((root/'nbs'/'index.ipynb').read_text())
+parts = []
+for c in nb['cells']:
+    src = ''.join(c['source']).strip()
+    if not src: continue
+    if c['cell_type'] == 'markdown':
+        lines = src.split('\n')
+        if lines[0].startswith('# ') and len(lines) > 1 and lines[1].startswith('> '):
+            src = '\n'.join([lines[0], '', lines[1]] + lines[2:])   # title and subtitle
+        parts.append(src)
+    elif not any(l.strip().startswith('#|') and ('hide' in l or 'export' in l) for l in src.split('\n')):
+        parts.append('```python\n' + src + '\n```')
+text = '\n\n'.join(parts) + '\n'
+readme = root/'README.md'
+if '--check' in sys.argv:
+    if not readme.exists() or readme.read_text() != text:
+        sys.exit('README.md is out of date with nbs/index.ipynb: run python .ci/readme.py')
+else:
+    readme.write_text(text)
