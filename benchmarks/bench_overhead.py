@@ -25,15 +25,27 @@ n = 1024
 def get_inputs(): return [torch.randn(n)]
 def get_init_inputs(): return []
 '''
-TRIVIAL_CANDIDATE = 'def kernel_function(x): return x + x\n'
+TRIVIAL_CANDIDATE = '''
+import torch, triton, triton.language as tl
+@triton.jit
+def double(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2, mask=mask)
+def kernel_function(x):
+    y = torch.empty_like(x)
+    double[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+    return y
+'''   # a Triton kernel (interpreted on the CPU): the timed calls are audited, and must launch one
 
 
 def isolation_overhead(repeats:int) -> dict:
-    "Median wall time of one candidate evaluation (load, check, time 1+3 calls) in-process vs in a fresh process."
+    "Median wall time of one candidate evaluation (load, plain check, time 1+3 calls, audit and check the timed ones) in-process vs in a fresh process."
     d = Path(tempfile.mkdtemp(prefix='kernelopt-overhead-'))
     (d/'problem.py').write_text(TRIVIAL_PROBLEM); (d/'candidate.py').write_text(TRIVIAL_CANDIDATE)
     base = dict(problem_path=str(d/'problem.py'), overrides={}, device='cpu', dtype=None, seed=0, warmup=1, trials=3,
-                check='plain', check_seeds=[1000, 1001], ref_outputs=str(d/'ref.pt'), cpu_threads=1, n_input_sets=2)
+                check='plain', check_seeds=[1000, 1001], ref_outputs=str(d/'ref.pt'), timed_outputs=str(d/'ref-timed.pt'),
+                check_trials=[0, 1, 2], cpu_threads=1)
     _bench_child({**base, 'candidate_path': None})       # writes the reference outputs the check reads
     cand = {**base, 'candidate_path': str(d/'candidate.py')}
     t0 = time.perf_counter(); fs = fork_server_for(); zygote_start = time.perf_counter() - t0
@@ -50,7 +62,8 @@ def isolation_overhead(repeats:int) -> dict:
     return dict(in_process_s=m_in, subprocess_s=m_iso, subprocess_overhead_s=m_iso - m_in,
                 fork_server_s=m_fork, fork_server_overhead_s=m_fork - m_in, fork_server_start_s=zygote_start,
                 bare_python_torch_start_s=bare, in_process_all_s=inproc, subprocess_all_s=iso, fork_server_all_s=forked,
-                goal_s=1.5, meets_goal=(m_iso - m_in) <= 1.5 and (m_fork - m_in) <= 1.5)
+                goal_s=1.5, meets_goal=(m_fork - m_in) <= 1.5,   # through the fork server, Benchmark's default
+                subprocess_meets_goal=(m_iso - m_in) <= 1.5)
 
 
 def host_timer_agreement(repeats:int) -> dict:
@@ -86,7 +99,8 @@ def main(argv=None):
         (a) one candidate, trivial problem (medians of {args.repeats}): in-process {i['in_process_s']:.3f} s;
             plain subprocess {i['subprocess_s']:.3f} s (overhead {i['subprocess_overhead_s']:.3f} s per candidate);
             fork server {i['fork_server_s']:.3f} s (overhead {i['fork_server_overhead_s']:.3f} s per candidate,
-            after a one-time start of {i['fork_server_start_s']:.3f} s); goal <= 1.5 s: {'met' if i['meets_goal'] else 'NOT met'};
+            after a one-time start of {i['fork_server_start_s']:.3f} s); goal <= 1.5 s: {'met' if i['meets_goal'] else 'NOT met'} by the
+            fork server (Benchmark's default), {'met' if i['subprocess_meets_goal'] else 'NOT met'} by a plain subprocess;
             a bare plain child (python + torch import, no work) takes {i['bare_python_torch_start_s']:.3f} s
         (b) {h['op']}: time_on_host median {h['time_on_host_median_ms']:.4f} ms, Timer.blocked_autorange median
             {h['timer_blocked_autorange_median_ms']:.4f} ms, ratio {h['ratio']:.3f} (goal within 10%: {'met' if h['meets_goal'] else 'NOT met'})'''))
