@@ -8,7 +8,7 @@
 Run: python benchmarks/bench_overhead.py [--repeats 5] [--json]
 Other processes on the machine add noise; the script prints the load average next to the numbers.
 """
-import argparse, json, os, platform, statistics, sys, tempfile, textwrap, time
+import argparse, json, os, platform, statistics, tempfile, textwrap, time
 from pathlib import Path
 
 os.environ.setdefault('TRITON_INTERPRET', '1')

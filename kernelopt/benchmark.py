@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_benchmark.ipynb #64f13de1
 from __future__ import annotations
-import contextlib, hashlib, importlib, json, math, os, random, signal, statistics, subprocess, sys, tempfile, time, traceback, warnings
+import contextlib, hashlib, importlib, json, os, random, signal, statistics, subprocess, sys, tempfile, time, traceback, warnings
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Any, Callable

@@ -307,7 +307,7 @@ def roofline_cmd(args) -> int:
     dtype = _dtype_arg(args.dtype) if args.dtype else problem.dtype
     args.dtype = str(dtype).removeprefix('torch.')
     peaks = _measure(args)
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True):   # the model roofline collects its warnings in mr.warnings
         warnings.simplefilter('always')
         mr = profile_model_roofline(problem.make_model(dev, dtype), problem.make_inputs(dev, dtype), dev, peaks, steps=args.steps)
     if args.html:
@@ -437,7 +437,7 @@ def _progress_bar(total:int):
 @command('optimize', "Optimize a kernel with an LLM, round by round, keeping a resumable ledger", _optimize_args)
 def optimize_cmd(args) -> int:
     import os, torch
-    from kernelopt.problem import ProblemError, parse_overrides
+    from kernelopt.problem import parse_overrides
     device = args.device or ('cuda' if torch.cuda.is_available() else 'cpu')
     if device == 'cuda' and not torch.cuda.is_available():
         raise UsageError("--device cuda asked for, but this machine has no CUDA device; use --device cpu")

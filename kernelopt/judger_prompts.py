@@ -5,7 +5,7 @@
 # %% ../nbs/07_judger_prompts.ipynb #b0e95f99
 from __future__ import annotations
 import json, math, re
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, asdict
 from collections.abc import Mapping, Iterable
 from typing import Any
 

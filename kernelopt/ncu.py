@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_ncu.ipynb #495a80cc
 from __future__ import annotations
-import csv, json, math, os, re, shutil, signal, subprocess, sys, tempfile, time
+import csv, json, math, os, re, shutil, signal, subprocess, sys, tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence

@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_orchestrator.ipynb #afcc9fd7
 from __future__ import annotations
-import contextlib, dataclasses, datetime, hashlib, json, math, os, platform, re, sys, tempfile, time, warnings
+import contextlib, dataclasses, datetime, hashlib, json, math, os, platform, re, tempfile, time, warnings
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Callable

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast, contextlib, hashlib, linecache, sys, traceback, types
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 import torch
 from torch import nn
 

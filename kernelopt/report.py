@@ -123,7 +123,7 @@ def to_text(self:RunReport) -> str:
         cats = ' / '.join(((a.get(f'bottleneck_{i}') or {}).get('category') or '?') for i in (1, 2)) if a else ''
         lines.append(f"round {r['round']}: parent {r['parent_id']}, {r['status']}" + (f": {cats}" if cats else '')
                      + (f" ({r['stop_reason']})" if r.get('stop_reason') else '')
-                     + (f"; the judge's first reply was unusable and was sent back" if r.get('judge_errors') and r['status'] == 'ok' else ''))
+                     + ("; the judge's first reply was unusable and was sent back" if r.get('judge_errors') and r['status'] == 'ok' else ''))
     u = s['usage']
     lines.append(f"provider: {u['provider_calls']} calls, {u['input_tokens']:,} input + {u['output_tokens']:,} output tokens, "
                  f"cost {'$' + format(u['cost_usd'], '.4f') if u['cost_usd'] is not None else 'unknown (no prices)'}"

@@ -173,7 +173,7 @@ class DeviceUnavailableError(ValueError):
 def resolve_device(device:str|torch.device) -> torch.device:
     "`device` as a torch.device with an index for CUDA; raises `DeviceUnavailableError` if this machine lacks it."
     try: dev = torch.device(device)
-    except (RuntimeError, TypeError) as e:
+    except (RuntimeError, TypeError):
         raise DeviceUnavailableError(f"device {device!r} is not a device name: use 'cpu', 'cuda' or 'cuda:N'") from None
     if dev.type == 'cuda':
         if not torch.cuda.is_available():

@@ -120,7 +120,6 @@ class _Scanner(ast.NodeVisitor):
         elif node.id == 'open' and isinstance(node.ctx, ast.Load):
             self.add('system', node, "uses open, which reads files (the harness keeps its reference outputs in files)")
     def visit_Call(self, node):
-        f = self.full(node.func) or ''
         if isinstance(node.func, ast.Name): self.called.add(id(node.func))
         if isinstance(node.func, ast.Name) and node.func.id in EVASION_CALLS:
             self.add('evasion', node, f"calls {node.func.id}(), which can run hidden code or reach the harness")
