@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_verify.ipynb #ebeb966e
 from __future__ import annotations
-import contextlib, hashlib, importlib, os, sys, tempfile, threading
+import contextlib, hashlib, importlib, os, sys, tempfile, threading, time
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Callable
