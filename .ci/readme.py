@@ -1,7 +1,8 @@
 """Write README.md from nbs/index.ipynb without Quarto (which CI machines lack).
 
 nbdev_readme needs Quarto; this renders the same page: markdown cells as they are, code cells
-that are not hidden as python blocks. `python .ci/readme.py --check` exits 1 if README.md is stale."""
+that are not hidden as python blocks, and the text output of `#| echo: false` cells (a command's real
+output, its code hidden) as text blocks. `python .ci/readme.py --check` exits 1 if README.md is stale."""
 import json, sys
 from pathlib import Path
 
@@ -16,6 +17,9 @@ for c in nb['cells']:
         if lines[0].startswith('# ') and len(lines) > 1 and lines[1].startswith('> '):
             src = '\n'.join([lines[0], '', lines[1]] + lines[2:])   # title and subtitle
         parts.append(src)
+    elif any(l.replace(' ', '') == '#|echo:false' for l in src.split('\n')):
+        out = ''.join(''.join(o.get('text', '')) for o in c.get('outputs', []) if o.get('output_type') == 'stream' and o.get('name') == 'stdout')
+        if out.strip(): parts.append('```text\n' + out.rstrip() + '\n```')
     elif not any(l.strip().startswith('#|') and ('hide' in l or 'export' in l) for l in src.split('\n')):
         parts.append('```python\n' + src + '\n```')
 text = '\n\n'.join(parts) + '\n'
