@@ -8,9 +8,10 @@ import math, warnings
 from dataclasses import dataclass
 
 # %% auto #0
-__all__ = ['SOL_COMPUTE', 'SOL_MEMORY', 'TENSOR_CORE_UTIL', 'DURATION', 'DRAM_BYTES_READ', 'DRAM_BYTES_WRITE',
-           'FLOP_INSTRUCTION_METRICS', 'SECTIONS', 'OTHER', 'METRICS', 'METRIC_BY_KEY', 'MetricDef', 'metric_names',
-           'metric_value', 'flops_from_metrics', 'dram_bytes_from_metrics', 'NotFlatMetricsError', 'metrics_by_section',
+__all__ = ['SOL_COMPUTE', 'SOL_MEMORY', 'TENSOR_CORE_UTIL', 'DURATION', 'DRAM_BYTES_READ', 'DRAM_BYTES_WRITE', 'DRAM_SOL',
+           'GPU_DRAM_SOL', 'L2_SOL', 'L2_SOL_ACTIVE', 'L1_SOL', 'TENSOR_INST_UTIL', 'FLOP_INSTRUCTION_METRICS',
+           'SECTIONS', 'OTHER', 'METRICS', 'METRIC_BY_KEY', 'MetricDef', 'metric_names', 'metric_value',
+           'flops_from_metrics', 'dram_bytes_from_metrics', 'NotFlatMetricsError', 'metrics_by_section',
            'format_metric']
 
 # %% ../nbs/01_metric_schema.ipynb #ffef50ec
@@ -30,6 +31,12 @@ TENSOR_CORE_UTIL = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elap
 DURATION = "gpu__time_duration.sum"
 DRAM_BYTES_READ = "dram__bytes_read.sum"
 DRAM_BYTES_WRITE = "dram__bytes_write.sum"
+DRAM_SOL = "dram__throughput.avg.pct_of_peak_sustained_elapsed"          # DRAM alone, % of peak
+GPU_DRAM_SOL = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"  # the same as the details page's "DRAM Throughput"
+L2_SOL = "lts__throughput.avg.pct_of_peak_sustained_elapsed"             # L2, % of peak over the elapsed time
+L2_SOL_ACTIVE = "lts__throughput.avg.pct_of_peak_sustained_active"       # L2, % of peak while active
+L1_SOL = "l1tex__throughput.avg.pct_of_peak_sustained_active"            # L1/texture, % of peak while active
+TENSOR_INST_UTIL = "sm__inst_executed_pipe_tensor.avg.pct_of_peak_sustained_active"  # tensor-pipe instruction share
 
 FLOP_INSTRUCTION_METRICS: dict[str, int] = {  # instruction-count metric -> FLOPs per thread instruction
     f"sm__sass_thread_inst_executed_op_{op}_pred_on.sum": n
@@ -53,12 +60,15 @@ METRICS: tuple[MetricDef, ...] = tuple(
     ("sm__cycles_active.avg", "SM active cycles", "cycle", "Cycles an average SM had at least one warp resident."),
     ("sm__inst_executed.sum", "Instructions executed", "inst", "Warp instructions executed by all SMs."),
     (TENSOR_CORE_UTIL, "Tensor pipe active", "%", "Share of elapsed cycles the tensor-core pipe was busy; 0 means no tensor cores were used."),
+    (TENSOR_INST_UTIL, "Tensor pipe instructions", "%", "Tensor-pipe instructions issued as a share of the peak issue rate while the SMs were active."),
   ]) + _m("Memory", [
-    ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM throughput", "%", "DRAM traffic as a share of peak DRAM bandwidth."),
+    (DRAM_SOL, "DRAM throughput", "%", "DRAM traffic as a share of peak DRAM bandwidth: the memory SOL that counts for the roofline."),
+    (GPU_DRAM_SOL, "GPU DRAM throughput", "%", "DRAM throughput as the Speed Of Light section reports it (the details page's \"DRAM Throughput\")."),
     ("dram__bytes.sum.per_second", "DRAM bandwidth", "byte/second", "Achieved DRAM bandwidth, reads plus writes."),
-    ("lts__throughput.avg.pct_of_peak_sustained_elapsed", "L2 throughput", "%", "L2 cache traffic as a share of its peak."),
+    (L2_SOL, "L2 throughput", "%", "L2 cache traffic as a share of its peak over the elapsed time."),
+    (L2_SOL_ACTIVE, "L2 throughput (active)", "%", "L2 cache traffic as a share of its peak while the L2 was active."),
     ("lts__t_sector_hit_rate.pct", "L2 hit rate", "%", "Share of L2 sector requests served from L2 rather than DRAM."),
-    ("l1tex__throughput.avg.pct_of_peak_sustained_active", "L1 throughput", "%", "L1/texture cache traffic as a share of its peak while active."),
+    (L1_SOL, "L1 throughput", "%", "L1/texture cache traffic as a share of its peak while active."),
     ("l1tex__t_sector_hit_rate.pct", "L1 hit rate", "%", "Share of L1 sector requests served from L1."),
   ]) + _m("Memory access patterns", [
     ("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", "Global load coalescing", "%",
