@@ -8,13 +8,16 @@ import hashlib, importlib, json, logging, os, random, re, threading, time, warni
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Protocol, runtime_checkable, Callable
+from urllib.parse import urlsplit
 
 # %% auto #0
-__all__ = ['ROLES', 'logger', 'LOCAL_PLACEHOLDER_KEY', 'PROVIDER_SPEC_FORMS', 'LLMResponse', 'check_messages', 'messages_digest',
-           'LLMProvider', 'BudgetExceededError', 'Usage', 'LLMError', 'RetryPolicy', 'status_of', 'is_retryable',
-           'redact', 'call_with_retries', 'MissingAPIKeyError', 'api_key_from_env', 'import_sdk', 'HTTPProvider',
-           'OpenAIProvider', 'AnthropicProvider', 'ReplayExhaustedError', 'ReplayMismatchWarning', 'load_transcript',
-           'ReplayProvider', 'RecordingProvider', 'provider_from_spec']
+__all__ = ['ROLES', 'logger', 'OPENAI_URL', 'ANTHROPIC_URL', 'LOCAL_PLACEHOLDER_KEY', 'TRANSCRIPT_VERSION', 'PROVIDER_SPEC_FORMS',
+           'LLMResponse', 'check_messages', 'messages_digest', 'LLMProvider', 'BudgetExceededError', 'Usage',
+           'LLMError', 'RetryPolicy', 'status_of', 'is_retryable', 'redact_url', 'redact', 'call_with_retries',
+           'MissingAPIKeyError', 'same_origin', 'resolve_api_key', 'import_sdk', 'HTTPProvider', 'OpenAIProvider',
+           'AnthropicProvider', 'printable_text', 'ReplayExhaustedError', 'ReplayMismatchWarning', 'transcript_header',
+           'read_transcript', 'load_transcript', 'settings_flags', 'TranscriptSettingsError', 'ReplayProvider',
+           'RecordingProvider', 'provider_from_spec']
 
 # %% ../nbs/17_llm.ipynb #11da415d
 ROLES = ("system", "user", "assistant")
@@ -143,9 +146,17 @@ def _retry_after_s(exc:BaseException)->float|None:
     except (TypeError, ValueError): return None
 
 _KEY_RE = re.compile(r"\b(sk-[A-Za-z0-9_\-*]{3,}|[A-Za-z0-9_\-]{4,}\*{3,}[A-Za-z0-9_\-]*)")
+_URL_USERINFO_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^\s/?#]*@")
+_URL_QUERY_SECRET_RE = re.compile(r"(?i)([?&][\w.\-]*(?:key|token|secret|password|sig)[\w.\-]*=)[^&#\s]+")
+
+def redact_url(url:str|None)->str|None:
+    "`url` (or any text holding URLs) without credentials: `user:token@` becomes `***@`, a key or token in the query `***`."
+    if url is None: return None
+    return _URL_QUERY_SECRET_RE.sub(r"\1***", _URL_USERINFO_RE.sub(r"\1***@", str(url)))
 
 def redact(text:str, secrets=())->str:
-    "`text` with the given secrets and anything shaped like an API key (`sk-...`, `abcd****wxyz`) replaced by '***'."
+    "`text` without credentials: those in URLs (`redact_url`), the given secrets, anything shaped like an API key."
+    text = redact_url(text)
     for s in secrets:
         if s: text = text.replace(s, "***")
     return _KEY_RE.sub("***", text)
@@ -177,16 +188,39 @@ def call_with_retries(
 
 # %% ../nbs/17_llm.ipynb #a3142550
 class MissingAPIKeyError(ValueError):
-    "No API key in the argument or the environment."
+    "No API key in the argument or the environment variable that holds it."
 
-LOCAL_PLACEHOLDER_KEY = "not-needed"  # sent to a base_url server when no key is set; local servers ignore it
+OPENAI_URL, ANTHROPIC_URL = "https://api.openai.com/v1", "https://api.anthropic.com"
+LOCAL_PLACEHOLDER_KEY = "not-needed"  # sent to another server when no key is named; local servers ignore it
 
-def api_key_from_env(api_key:str|None, env_var:str, provider:str, placeholder:str|None=None)->str:
-    "The key: the argument, else the environment variable, else `placeholder`, else MissingAPIKeyError."
-    key = api_key or os.environ.get(env_var) or placeholder
-    if not key: raise MissingAPIKeyError(f"{provider} needs an API key: set the {env_var} environment variable "
-                                         f"(or pass api_key=...)")
-    return key
+def _origin(url:str)->tuple:
+    u = urlsplit(str(url))
+    scheme = u.scheme.lower()
+    return scheme, (u.hostname or "").lower(), u.port or {"https": 443, "http": 80}.get(scheme)
+
+def same_origin(url:str, official_url:str)->bool:
+    "True when `url` is the server of `official_url`: same scheme, host and port."
+    try: return _origin(url) == _origin(official_url)
+    except ValueError: return False      # a malformed port
+
+def resolve_api_key(
+    api_key:str|None,       # a key given as an argument: used as is
+    api_key_env:str|None,   # the environment variable the user named for this server's key
+    base_url:str,           # the server the key will be sent to
+    official_url:str,       # the provider's own endpoint, e.g. OPENAI_URL
+    official_env:str,       # the variable of the provider's own key, e.g. "OPENAI_API_KEY"
+    provider:str,           # named in errors
+)->str:
+    "The key to send to `base_url`: the argument, else $api_key_env, else $official_env at the official endpoint only, else the placeholder."
+    if api_key: return api_key
+    env = api_key_env or (official_env if same_origin(base_url, official_url) else None)
+    if env is None: return LOCAL_PLACEHOLDER_KEY
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(env)):
+        raise ValueError(f"api_key_env must be the name of an environment variable (letters, digits, _), got {env!r}")
+    if not os.environ.get(env):
+        raise MissingAPIKeyError(f"{provider} needs an API key for {redact_url(base_url)}: set the {env} environment variable "
+                                 f"(or name the variable that holds it: api_key_env='NAME', --api-key-env NAME)")
+    return os.environ[env]
 
 def import_sdk(name:str):
     "Import an optional provider SDK, or ImportError saying which extra to install."
@@ -195,16 +229,29 @@ def import_sdk(name:str):
         raise ImportError(f'The {name} SDK is not installed: pip install "kernelopt[{name}]" (or "kernelopt[all]")') from e
 
 # %% ../nbs/17_llm.ipynb #f3dede57
+def _url_secrets(url:str)->tuple:
+    "The password (else the user name) of a URL's `user:password@`: redacted from error messages like a key."
+    u = urlsplit(str(url))
+    return tuple(s for s in ((u.password or u.username),) if s)
+
 class HTTPProvider:
-    "Shared part of the network providers: message checks, budget, retries, usage. Subclasses implement `_request_once`."
-    provider_name = "provider"
-    def __init__(self, model:str, *, max_tokens:int|None=None, temperature:float|None=None,
+    "Shared part of the network providers: server and key, message checks, budget, retries, usage. Subclasses implement `_request_once`."
+    provider_name, official_url, official_key_env, base_url_env = "provider", "", "", ""
+    def __init__(self, model:str, *, base_url:str|None=None, api_key:str|None=None, api_key_env:str|None=None,
+                 request_timeout_s:float=120.0, max_tokens:int|None=None, temperature:float|None=None,
                  retry:RetryPolicy|None=None, usage:Usage|None=None):
         if not model or not isinstance(model, str): raise ValueError(f"{self.provider_name}: model must be a non-empty string")
+        if isinstance(request_timeout_s, bool) or not isinstance(request_timeout_s, (int, float)) or not request_timeout_s > 0:
+            raise ValueError(f"{self.provider_name}: request_timeout_s must be a positive number of seconds, got {request_timeout_s!r}")
         self.model, self.max_tokens, self.temperature = model, max_tokens, temperature
         self.retry, self.usage = retry or RetryPolicy(), usage if usage is not None else Usage()
-        self.base_url = None
-        self._secrets = ()
+        self.request_timeout_s = float(request_timeout_s)
+        self._url = base_url or os.environ.get(self.base_url_env) or self.official_url
+        self.official = same_origin(self._url, self.official_url)
+        self._api_key = resolve_api_key(api_key, api_key_env, self._url, self.official_url, self.official_key_env,
+                                        self.provider_name)
+        self.base_url = redact_url(self._url)                   # the server, as shown, logged and stored
+        self._secrets = (self._api_key, *_url_secrets(self._url))
 
     def complete(self, messages:list[dict], *, max_tokens:int|None=None, temperature:float|None=None,
                  response_format:dict|None=None)->LLMResponse:
@@ -220,19 +267,18 @@ class HTTPProvider:
 
     def _request_once(self, messages, max_tokens, temperature, response_format)->LLMResponse: raise NotImplementedError
 
-    def __repr__(self):
-        where = f", base_url={self.base_url!r}" if self.base_url else ""
-        return f"{type(self).__name__}(model={self.model!r}{where})"
+    def __repr__(self): return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
 
 # %% ../nbs/17_llm.ipynb #f2d620a8
 class OpenAIProvider(HTTPProvider):
     "Chat completions through the official `openai` SDK: OpenAI itself, or any OpenAI-compatible server via `base_url`."
-    provider_name = "OpenAIProvider"
+    provider_name, official_url, official_key_env, base_url_env = "OpenAIProvider", OPENAI_URL, "OPENAI_API_KEY", "OPENAI_BASE_URL"
     def __init__(self,
                  model:str,                      # e.g. "gpt-5", or the model name a local server serves
-                 base_url:str|None=None,         # e.g. "http://localhost:8000/v1"; None: OpenAI (or $OPENAI_BASE_URL)
-                 api_key:str|None=None,          # default: $OPENAI_API_KEY; a placeholder for base_url servers
-                 timeout_s:float=600.0,          # per request
+                 base_url:str|None=None,         # e.g. "http://localhost:8000/v1"; None: $OPENAI_BASE_URL, else OpenAI
+                 api_key:str|None=None,          # default: $api_key_env; at OpenAI's endpoint $OPENAI_API_KEY
+                 api_key_env:str|None=None,      # the environment variable holding this server's key
+                 request_timeout_s:float=120.0,  # seconds one request may take before it is abandoned (and retried)
                  *,
                  max_tokens:int|None=None,       # default completion limit; None: the server's
                  temperature:float|None=None,    # default temperature; None: not sent
@@ -240,14 +286,12 @@ class OpenAIProvider(HTTPProvider):
                  usage:Usage|None=None,
                  structured_output:bool=True,    # send response_format schemas as strict json_schema
                  token_param:str|None=None):     # "max_completion_tokens" or "max_tokens"; default by server
-        super().__init__(model, max_tokens=max_tokens, temperature=temperature, retry=retry, usage=usage)
+        super().__init__(model, base_url=base_url, api_key=api_key, api_key_env=api_key_env, request_timeout_s=request_timeout_s,
+                         max_tokens=max_tokens, temperature=temperature, retry=retry, usage=usage)
         openai = import_sdk("openai")
-        key = api_key_from_env(api_key, "OPENAI_API_KEY", "OpenAIProvider",
-                               placeholder=LOCAL_PLACEHOLDER_KEY if base_url else None)
-        self.base_url, self._secrets = base_url, (key,)
         self.structured_output = structured_output
-        self.token_param = token_param or ("max_tokens" if base_url else "max_completion_tokens")
-        self._client = openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout_s, max_retries=0)
+        self.token_param = token_param or ("max_completion_tokens" if self.official else "max_tokens")
+        self._client = openai.OpenAI(api_key=self._api_key, base_url=self._url, timeout=self.request_timeout_s, max_retries=0)
 
     def _request_once(self, messages, max_tokens, temperature, response_format)->LLMResponse:
         kw = dict(model=self.model, messages=messages)
@@ -266,22 +310,24 @@ class OpenAIProvider(HTTPProvider):
 # %% ../nbs/17_llm.ipynb #af9baa34
 class AnthropicProvider(HTTPProvider):
     "Messages through the official `anthropic` SDK; system messages go in `system=`."
-    provider_name = "AnthropicProvider"
+    provider_name, official_url, official_key_env, base_url_env = "AnthropicProvider", ANTHROPIC_URL, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"
     def __init__(self,
                  model:str,                      # e.g. "claude-sonnet-4-5"
-                 api_key:str|None=None,          # default: $ANTHROPIC_API_KEY
-                 base_url:str|None=None,         # default: Anthropic's API (or $ANTHROPIC_BASE_URL)
-                 timeout_s:float=900.0,          # per request
+                 api_key:str|None=None,          # default: $api_key_env; at Anthropic's endpoint $ANTHROPIC_API_KEY
+                 base_url:str|None=None,         # default: $ANTHROPIC_BASE_URL, else Anthropic's API
+                 api_key_env:str|None=None,      # the environment variable holding this server's key
+                 request_timeout_s:float=120.0,  # seconds one request may take before it is abandoned (and retried)
                  *,
                  max_tokens:int=32000,           # default completion limit
                  temperature:float|None=None,    # default temperature; None: not sent
                  retry:RetryPolicy|None=None,
                  usage:Usage|None=None):
-        super().__init__(model, max_tokens=max_tokens, temperature=temperature, retry=retry, usage=usage)
+        super().__init__(model, base_url=base_url, api_key=api_key, api_key_env=api_key_env, request_timeout_s=request_timeout_s,
+                         max_tokens=max_tokens, temperature=temperature, retry=retry, usage=usage)
         anthropic = import_sdk("anthropic")
-        key = api_key_from_env(api_key, "ANTHROPIC_API_KEY", "AnthropicProvider")
-        self.base_url, self._secrets = base_url, (key,)
-        self._client = anthropic.Anthropic(api_key=key, base_url=base_url, timeout=timeout_s, max_retries=0)
+        # an explicit api_key: the SDK then reads no credential (ANTHROPIC_AUTH_TOKEN...) from the environment
+        self._client = anthropic.Anthropic(api_key=self._api_key, base_url=self._url, timeout=self.request_timeout_s,
+                                           max_retries=0)
 
     def _request_once(self, messages, max_tokens, temperature, response_format)->LLMResponse:
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
@@ -299,6 +345,14 @@ class AnthropicProvider(HTTPProvider):
         return LLMResponse(text, r.usage.input_tokens or 0, r.usage.output_tokens or 0, r.model or self.model, latency,
                            r.stop_reason)
 
+# %% ../nbs/17_llm.ipynb #c9cc3268
+_ESCAPE_SEQ_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])|\x9b[0-?]*[ -/]*[@-~]")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+def printable_text(text:str)->str:
+    "`text` safe to print on a terminal: escape sequences and control characters removed, newlines and tabs kept."
+    return _CONTROL_RE.sub("", _ESCAPE_SEQ_RE.sub("", str(text).replace("\r\n", "\n")))
+
 # %% ../nbs/17_llm.ipynb #99e06162
 class ReplayExhaustedError(LookupError):
     "A replayed transcript has no reply left for this call."
@@ -306,30 +360,60 @@ class ReplayExhaustedError(LookupError):
 class ReplayMismatchWarning(UserWarning):
     "A replayed call's request differs from the recorded one."
 
-def load_transcript(path)->list[dict]:
-    "The calls of a JSONL transcript; ValueError naming the line that is not a JSON object with a string 'text'."
-    path, calls = Path(path), []
+TRANSCRIPT_VERSION = 1   # the "kernelopt_transcript" value of a transcript's header line
+
+def transcript_header(settings:dict)->str:
+    "The first line of a transcript: its format and the settings (rounds, candidates per round...) it was recorded with."
+    return json.dumps({"kernelopt_transcript": TRANSCRIPT_VERSION, "settings": dict(settings)}, sort_keys=True)
+
+def read_transcript(path)->tuple[dict|None, list[dict]]:
+    "The settings a JSONL transcript was recorded with (None without a header line) and its calls; ValueError naming a bad line."
+    path, settings, calls = Path(path), None, []
     for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip(): continue
         try: rec = json.loads(line)
         except json.JSONDecodeError as e: raise ValueError(f"{path} line {i}: not JSON ({e})") from None
+        if isinstance(rec, dict) and "kernelopt_transcript" in rec and settings is None and not calls:
+            if rec["kernelopt_transcript"] != TRANSCRIPT_VERSION or not isinstance(rec.get("settings"), dict):
+                raise ValueError(f'{path} line {i}: a header line must be {{"kernelopt_transcript": {TRANSCRIPT_VERSION}, "settings": {{...}}}}')
+            settings = rec["settings"]; continue
         if not isinstance(rec, dict) or not isinstance(rec.get("text"), str):
             raise ValueError(f'{path} line {i}: each line must be a JSON object with a string "text"')
         calls.append(rec)
-    return calls
+    return settings, calls
+
+def load_transcript(path)->list[dict]:
+    "The calls of a JSONL transcript (without its header line)."
+    return read_transcript(path)[1]
+
+def settings_flags(settings:dict)->str:
+    "Settings as the command-line flags that set them: {'rounds': 2} -> '--rounds 2'."
+    return " ".join(f"--{k.replace('_', '-')} {v}" for k, v in sorted(settings.items()))
+
+class TranscriptSettingsError(ValueError):
+    "A transcript replayed with settings other than those it was recorded with: its replies would land in the wrong calls."
 
 class ReplayProvider:
     "Replays a recorded JSONL transcript, one line per call, in order."
     def __init__(self, path, *, on_mismatch:str="warn", usage:Usage|None=None):
         if on_mismatch not in ("warn", "ignore", "raise"): raise ValueError("on_mismatch must be 'warn', 'ignore' or 'raise'")
         self.path, self.on_mismatch = Path(path), on_mismatch
-        self.records = load_transcript(self.path)
+        self.settings, self.records = read_transcript(self.path)   # settings: None for a transcript without a header
         self.usage = usage if usage is not None else Usage()
         self.model, self.calls = "replay", 0
         self._lock = threading.Lock()
 
     @property
     def remaining(self)->int: return len(self.records) - self.calls
+
+    def check_settings(self, settings:dict)->None:
+        "TranscriptSettingsError, naming the flags to use, if `settings` differ from those the transcript was recorded with."
+        if self.settings is None: return          # an old transcript without a header: nothing to compare
+        differ = {k: settings[k] for k, v in self.settings.items() if k in settings and settings[k] != v}
+        if differ:
+            raise TranscriptSettingsError(
+                f"{self.path} was recorded with {settings_flags(self.settings)}, but this run has {settings_flags(differ)}: "
+                f"replay it with {settings_flags(self.settings)} (or record a new transcript)")
 
     def skip(self, n:int):
         "Pass over the next `n` recorded replies: a resumed run skips the calls its finished attempts already made."
@@ -364,9 +448,11 @@ class ReplayProvider:
 
 class RecordingProvider:
     "Wraps a provider and appends each call (request, reply, tokens) to a JSONL transcript that ReplayProvider replays."
-    def __init__(self, inner, path, *, store_messages:bool=True):
+    def __init__(self, inner, path, *, store_messages:bool=True, settings:dict|None=None):
         self.inner, self.path, self.store_messages = inner, Path(path), store_messages
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if settings is not None and not (self.path.exists() and self.path.stat().st_size):
+            self.path.write_text(transcript_header(settings) + "\n", encoding="utf-8")
         self.calls, self._lock = 0, threading.Lock()
 
     @property
@@ -391,17 +477,15 @@ class RecordingProvider:
     def __repr__(self): return f"RecordingProvider({self.inner!r}, path={str(self.path)!r})"
 
 # %% ../nbs/17_llm.ipynb #fc002a47
-PROVIDER_SPEC_FORMS = ("openai:MODEL", "openai:MODEL@http://HOST:PORT/v1", "anthropic:MODEL", "replay:PATH")
+PROVIDER_SPEC_FORMS = ("openai:MODEL", "openai:MODEL@http://HOST:PORT/v1", "anthropic:MODEL[@URL]", "replay:PATH")
 
 def provider_from_spec(spec:str, **kwargs):
-    "A provider from 'openai:MODEL[@URL]', 'anthropic:MODEL' or 'replay:PATH'; kwargs go to its constructor."
+    "A provider from 'openai:MODEL[@URL]', 'anthropic:MODEL[@URL]' or 'replay:PATH'; kwargs (api_key_env=, request_timeout_s=, usage=...) go to its constructor."
     kind, sep, rest = str(spec).partition(":")
     rest = rest.strip()
     if not sep or not rest or kind not in ("openai", "anthropic", "replay"):
-        raise ValueError(f"unknown provider spec {spec!r}: use one of {', '.join(PROVIDER_SPEC_FORMS)}")
-    if kind == "openai":
-        m = re.fullmatch(r"(.+?)@(https?://\S+)", rest)
-        model, base_url = (m.group(1), m.group(2)) if m else (rest, None)
-        return OpenAIProvider(model, base_url=base_url, **kwargs)
-    if kind == "anthropic": return AnthropicProvider(rest, **kwargs)
-    return ReplayProvider(rest, **{k: v for k, v in kwargs.items() if k in ("usage", "on_mismatch")})
+        raise ValueError(f"unknown provider spec {redact_url(spec)!r}: use one of {', '.join(PROVIDER_SPEC_FORMS)}")
+    if kind == "replay": return ReplayProvider(rest, **{k: v for k, v in kwargs.items() if k in ("usage", "on_mismatch")})
+    m = re.fullmatch(r"(.+?)@(https?://\S+)", rest)
+    model, base_url = (m.group(1), m.group(2)) if m else (rest, None)
+    return (OpenAIProvider if kind == "openai" else AnthropicProvider)(model, base_url=base_url, **kwargs)
