@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_gpu_specs.ipynb #5ab5ea4b
 from __future__ import annotations
-import dataclasses, json, os
+import dataclasses, json, math, os, re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -14,7 +14,8 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['REQUIRED_FIELDS', 'PRECISIONS', 'GPUSpec', 'gpu_table', 'shared_gpu_names', 'precision_name', 'DeviceProps',
-           'NoGPUError', 'current_device_props', 'UnknownGPUError', 'AmbiguousGPUError', 'get_gpu_specs', 'list_gpus']
+           'NoGPUError', 'current_device_props', 'UnknownGPUError', 'AmbiguousGPUError', 'get_gpu_specs', 'list_gpus',
+           'specs_json']
 
 # %% ../nbs/00_gpu_specs.ipynb #f90a70c2
 @dataclass(frozen=True)
@@ -40,18 +41,18 @@ class GPUSpec:
     source:str                    # where the numbers come from; UNVERIFIED marks unconfirmed figures
 
     def to_dict(self) -> dict:
-        "The spec as a JSON-able dict (aliases as a list)."
+        "The spec as a JSON-able dict: aliases as a list, a missing figure as None (null in JSON), never NaN."
         d = dataclasses.asdict(self)
         d['aliases'] = list(self.aliases)
-        return d
+        return {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in d.items()}
 
 # %% ../nbs/00_gpu_specs.ipynb #940914cc
 REQUIRED_FIELDS = tuple(f.name for f in dataclasses.fields(GPUSpec))
 _OPTIONAL_FIELDS = ('peak_tf32_tflops', 'peak_fp16_tflops', 'peak_bf16_tflops', 'peak_fp8_tflops')
 
 def _norm(name:str) -> str:
-    "Case-insensitive, whitespace-normalised form of a GPU name used for matching."
-    return ' '.join(str(name).split()).casefold()
+    "The form of a GPU name used for matching: casefolded, with spaces, dashes and underscores removed."
+    return re.sub(r'[\s\-_]+', '', str(name)).casefold()
 
 def _spec_from_entry(entry:dict, where:str) -> GPUSpec:
     missing = [f for f in REQUIRED_FIELDS if f not in entry]
@@ -66,9 +67,12 @@ def _spec_from_entry(entry:dict, where:str) -> GPUSpec:
 def _data_path() -> Path:
     return Path(str(resources.files('kernelopt') / 'data' / 'gpu_specs.json'))
 
+def _no_nan(word:str):
+    raise json.JSONDecodeError(f"{word} is not JSON; write a missing figure as null", word, 0)
+
 def _read_doc(path:str) -> dict:
     "One GPU table file, checked for its shape: a JSON object {\"gpus\": [{...}, ...]}."
-    try: doc = json.loads(Path(path).read_text())
+    try: doc = json.loads(Path(path).read_text(), parse_constant=_no_nan)
     except OSError as e:
         raise ValueError(f"cannot read the GPU table {path!r} ({e.strerror or e}); check $KERNELOPT_GPU_SPECS") from None
     except json.JSONDecodeError as e: raise ValueError(f"the GPU table {path!r} is not valid JSON: {e}") from None
@@ -216,3 +220,11 @@ def list_gpus() -> 'pd.DataFrame':
     "The spec table as a pandas DataFrame, one row per GPU, columns as in `GPUSpec`."
     import pandas as pd
     return pd.DataFrame([s.to_dict() for s in gpu_table()], columns=list(REQUIRED_FIELDS))
+
+def specs_json(
+    specs:GPUSpec|list[GPUSpec]|None=None, # one spec (a JSON object), several (a JSON list); None: the whole table
+    indent:int|None=1,
+) -> str:   # strict JSON: a missing figure is null, never NaN
+    "GPU specs as strict JSON text, for `kernelopt specs --json` and `--list --json`."
+    data = specs.to_dict() if isinstance(specs, GPUSpec) else [s.to_dict() for s in (gpu_table() if specs is None else specs)]
+    return json.dumps(data, indent=indent, allow_nan=False)
