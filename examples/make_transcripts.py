@@ -8,11 +8,16 @@ candidates/ folder, so they can be read, diffed and tested on their own. Run fro
 
 The call order of `kernelopt optimize ... --rounds 2 --candidates-per-round 2` (default --max-refinements 3) is:
 round 1: judge, candidate 1, candidate 2 (+ its fixes); round 2: judge, candidate 1, candidate 2 (+ its fixes).
+Those settings decide which reply lands in which call, so each transcript's first line records them
+(kernelopt.llm.transcript_header) and a run with other settings stops at once with the flags to use.
 """
 import json
 from pathlib import Path
 
+from kernelopt.llm import transcript_header
+
 HERE = Path(__file__).parent
+SETTINGS = dict(rounds=2, candidates_per_round=2, max_refinements=3)   # what the replies below are laid out for
 
 
 def code_reply(explanation: str, path: Path) -> str:
@@ -31,9 +36,10 @@ def judge_reply(b1, b2) -> str:
 
 def write(path: Path, replies: list[str]):
     with open(path, "w") as f:
+        f.write(transcript_header(SETTINGS) + "\n")
         for i, text in enumerate(replies, 1):
             f.write(json.dumps({"call": i, "model": "hand-written", "text": text}) + "\n")
-    print(f"wrote {path} ({len(replies)} replies)")
+    print(f"wrote {path} ({len(replies)} replies, recorded for {SETTINGS})")
 
 
 def softmax():
