@@ -4,20 +4,77 @@
 
 # %% ../nbs/20_report.ipynb #cd71ab81
 from __future__ import annotations
-import math
+import ast, difflib, html, json, math
 from pathlib import Path
 
 import pandas as pd
 from fastcore.basics import patch
-from .orchestrator import LedgerError, RunLedger, atomic_write_text, run_usage, _finite
+from .ledger import LedgerError, RunLedger, atomic_write_text, finite_json, run_usage
 
 # %% auto #0
-__all__ = ['RunReport']
+__all__ = ['REPORT_TEMPLATE', 'format_number', 'format_speedup', 'problem_title', 'decision_reason', 'compared_with', 'RunReport']
+
+# %% ../nbs/20_report.ipynb #b2ddd4ac
+def format_number(
+    x:float|None, # a number, or None/NaN when unknown
+    digits:int=3, # significant digits
+)->str:           # '' when unknown
+    "A number for people: `digits` significant digits in plain positional form, however small (`0.0011`, never `1.1e-03`)."
+    import numpy as np
+    if x is None or not math.isfinite(x): return ''
+    return np.format_float_positional(x, precision=digits, unique=True, fractional=False, trim='-')
+
+def format_speedup(x:float|None) -> str:
+    "A speedup as `4.18x` or `0.000272x`; '' when unknown."
+    s = format_number(x)
+    return s and s + 'x'
+
+# %% ../nbs/20_report.ipynb #eddb81b7
+_GENERIC_STEMS = {'problem', 'reference', 'model', 'ref', 'main'}
+
+def problem_title(
+    problem:str|Path, # the problem file as the run recorded it
+)->tuple[str, str]:   # (name, first line of the docstring or '')
+    "A problem's name (its folder's when the file has a generic name such as `problem.py`) and the first line of its docstring."
+    p = Path(problem)
+    name = p.parent.name if p.stem.lower() in _GENERIC_STEMS and p.parent.name not in ('', '.', '..') else p.stem
+    try: doc = ast.get_docstring(ast.parse(p.read_text())) or ''
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError): doc = ''   # the run may have been made on another machine
+    return name, doc.strip().split('\n')[0].strip()
+
+# %% ../nbs/20_report.ipynb #8324d487
+_OTHER_STATUS = {'no_code': "the model's reply held no usable code", 'crashed': 'crashed while verified or timed',
+                 'timeout': 'did not finish in time', 'error': 'could not be timed', 'provider_error': 'the provider failed',
+                 'budget': 'the budget ran out while it was being made'}
+
+def decision_reason(
+    a:dict,                              # a ledger attempt as a dict: status, median_ms, iqr_ms, verification, error, decision
+    against:dict|None=None,              # the timing it was compared with (median_ms, iqr_ms) and its `id`
+    divergence_threshold_pct:float=50.0, # the run's limit for "egregious"
+)->str:
+    "Why the loop decided what it did about a candidate, with the noise the decision saw."
+    st, c = a['status'], a.get('median_ms')
+    told = (a.get('decision') or {}).get('reason') or a.get('reason')
+    if told: return told                       # a ledger that records the reason of its decision says it best
+    if st == 'start': return f"the starting kernel: {format_number(c)} ms (IQR {format_number(a.get('iqr_ms'))} ms)" if c else 'the starting kernel'
+    if st == 'rejected': return '; '.join((a.get('verification') or {}).get('reasons') or []) or a.get('error') or 'failed verification'
+    if c is None or not against or against.get('median_ms') is None:
+        return a.get('error') or _OTHER_STATUS.get(st, st)
+    b = against['median_ms']
+    noise = max(a.get('iqr_ms') or 0.0, against.get('iqr_ms') or 0.0)
+    pct, who = abs(b - c) / b * 100, against.get('id') or 'the best'
+    cmp = f"({format_number(c)} vs {format_number(b)} ms)"
+    if st == 'accepted': return f"faster than {who} by {pct:.0f}% {cmp}, beyond the noise (IQR {format_number(noise)} ms)"
+    if st == 'egregious': return f"slower than {who} by {pct:.0f}% {cmp}, over the {divergence_threshold_pct:g}% limit"
+    if st == 'slower': return f"slower than {who} by {pct:.0f}% {cmp}, beyond the noise (IQR {format_number(noise)} ms)"
+    if st == 'not_faster':
+        return f"{'faster' if c < b else 'slower'} than {who} by {pct:.0f}% {cmp} but within the noise (IQR {format_number(noise)} ms)"
+    return a.get('error') or _OTHER_STATUS.get(st, st)
 
 # %% ../nbs/20_report.ipynb #83afb262
-_TABLE_COLUMNS = {'round': 'round', 'index': 'cand', 'bottleneck': 'bottleneck', 'change': 'change', 'verification': 'verification',
-                  'status': 'status', 'median_ms': 'median ms', 'speedup_vs_start': 'x start', 'speedup_vs_eager': 'x eager',
-                  'speedup_vs_compile': 'x compile', 'sol_pct': 'SOL %'}
+def _plain(x) -> dict:
+    "A ledger record as a plain dict, whether the ledger hands out dicts or typed records with `to_dict()`."
+    return x.to_dict() if hasattr(x, 'to_dict') else dict(x)
 
 def _verdict(a:dict) -> str:
     "A candidate's verification in a few words: passed, failed, and how many fixes it took."
@@ -30,16 +87,35 @@ def _short(s, n=60):
     s = ' '.join(str(s or '').split())
     return s if len(s) <= n else s[:n-1] + '…'
 
+def compared_with(
+    attempts:list[dict], # ledger attempts in the order they were recorded
+    rounds:list[dict],   # ledger rounds
+)->dict:                 # attempt id -> {'id', 'median_ms', 'iqr_ms'} of the timing it was judged against
+    "The timing each candidate was judged against: the best so far, as re-timed at its round's start when it was that round's parent."
+    by_round, best, out = {r['round']: r for r in rounds}, None, {}
+    for a in attempts:
+        d = a.get('decision') or {}
+        if d.get('best_median_ms') is not None and best is not None:   # the ledger recorded what it compared with
+            out[a['id']] = {'id': best['id'], 'median_ms': d['best_median_ms'], 'iqr_ms': d.get('best_iqr_ms')}
+        elif best is not None and a['round'] > 0:
+            r = by_round.get(a['round']) or {}
+            t = r.get('parent_timing') if r.get('parent_sha256') == best.get('sha256') and r.get('parent_timing') else (best.get('timing') or best)
+            out[a['id']] = {'id': best['id'], 'median_ms': t.get('median_ms'), 'iqr_ms': t.get('iqr_ms')}
+        if a['status'] in ('start', 'accepted'): best = a
+    return out
+
 # %% ../nbs/20_report.ipynb #fe4a5e09
 class RunReport:
     "What a run folder records, as tables, charts, text, JSON and a self-contained HTML page."
     def __init__(self, run_dir:str|Path):
         self.ledger = RunLedger(run_dir)
         if not self.ledger.exists(): raise LedgerError(f"{run_dir} has no run.json: expected the --out folder of `kernelopt optimize`")
-        self.run, self._attempts, self._rounds = self.ledger.read_run(), self.ledger.attempts(), self.ledger.rounds()
+        self.run = self.ledger.read_run()
+        self._attempts, self._rounds = [_plain(a) for a in self.ledger.attempts()], [_plain(r) for r in self.ledger.rounds()]
         # a record the budget stopped, and that a resumed run did again, is superseded by the later one
         self.attempts = list({a['id']: a for a in self._attempts}.values())
         self.rounds = list({r['round']: r for r in self._rounds}.values())
+        self.against = compared_with(self.attempts, self.rounds)
 
     @property
     def start(self) -> dict|None: return next((a for a in self.attempts if a['status'] == 'start'), None)
@@ -47,84 +123,123 @@ class RunReport:
     def best(self) -> dict|None:
         "The last accepted candidate, else the starting kernel."
         return next((a for a in reversed(self.attempts) if a['status'] in ('accepted', 'start')), None)
+    @property
+    def on_cpu(self) -> bool: return not str(self.run['config']['device']).startswith('cuda')
+    @property
+    def sol_label(self) -> str:
+        "'SOL %' where Nsight Compute measured Speed-of-Light, else 'floor %' (the analytic floor time over the measured time)."
+        return 'SOL %' if any(a.get('ncu') for a in self.attempts) else 'floor %'
+
+    def problem_path(self) -> Path:
+        "The problem file as recorded, found from here or from a folder above the run folder (a run made in a clone, reported from elsewhere)."
+        p = Path(self.run['config']['problem'])
+        if p.is_absolute() or p.exists(): return p
+        return next((d/p for d in Path(self.ledger.dir).resolve().parents if (d/p).exists()), p)
+
+    def reason(self, a:dict) -> str:
+        "Why the loop decided what it did about attempt `a`, with the noise it saw."
+        return decision_reason(a, self.against.get(a['id']), self.run['config'].get('divergence_threshold_pct', 50.0))
 
     def records(self) -> list[dict]:
-        "One dict per candidate, the starting kernel first, with the table's fields under their ledger names and the change in full."
+        "One dict per candidate, the starting kernel first, under ledger names: the change in full, the verification's reasons, the decision's reason."
+        keys = ('median_ms', 'iqr_ms', 'speedup_vs_start', 'speedup_vs_eager', 'speedup_vs_compile', 'sol_pct', 'code_path', 'error')
         return [{'id': a['id'], 'round': a['round'], 'index': a['index'], 'parent_id': a.get('parent_id'),
                  'bottleneck': (a.get('bottleneck') or {}).get('category', ''), 'change': ' '.join(str(a.get('change') or '').split()),
-                 'verification': _verdict(a), 'status': a['status'], 'error': a.get('error'), 'median_ms': a.get('median_ms'),
-                 'iqr_ms': a.get('iqr_ms'), 'speedup_vs_start': a.get('speedup_vs_start'), 'speedup_vs_eager': a.get('speedup_vs_eager'),
-                 'speedup_vs_compile': a.get('speedup_vs_compile'), 'sol_pct': a.get('sol_pct'), 'code_path': a.get('code_path')}
-                for a in self.attempts]
+                 'verification': _verdict(a), 'verification_reasons': list((a.get('verification') or {}).get('reasons') or []),
+                 'status': a['status'], 'reason': self.reason(a), 'compared_with': self.against.get(a['id']),
+                 **{k: a.get(k) for k in keys}} for a in self.attempts]
 
     def table(self) -> pd.DataFrame:
         "One row per candidate, the starting kernel first (round 0), under short column names; the change cut to 48 characters."
-        df = pd.DataFrame(self.records(), columns=['id', 'iqr_ms', 'parent_id', 'error', 'code_path', *_TABLE_COLUMNS])[list(_TABLE_COLUMNS)]
+        cols = {'round': 'round', 'index': 'cand', 'bottleneck': 'bottleneck', 'change': 'change', 'verification': 'verification',
+                'status': 'status', 'median_ms': 'median ms', 'iqr_ms': 'IQR ms', 'speedup_vs_start': 'x start',
+                'speedup_vs_eager': 'x eager', 'speedup_vs_compile': 'x compile', 'sol_pct': self.sol_label}
+        df = pd.DataFrame(self.records(), columns=list(cols))
         df['change'] = [_short(c, 48) for c in df['change']]
-        for c in ('median_ms', 'speedup_vs_start', 'speedup_vs_eager', 'speedup_vs_compile', 'sol_pct'): df[c] = df[c].astype(float)
-        return df.rename(columns=_TABLE_COLUMNS)
+        for c in ('median_ms', 'iqr_ms', 'speedup_vs_start', 'speedup_vs_eager', 'speedup_vs_compile', 'sol_pct'): df[c] = df[c].astype(float)
+        if df['speedup_vs_compile'].isna().all(): df = df.drop(columns='speedup_vs_compile')   # the run did not time torch.compile
+        return df.rename(columns=cols)
 
     def usage(self) -> dict:
         "Provider calls, tokens and cost over the whole run (judge, generation and refinement calls)."
         return run_usage(self._rounds + self._attempts)
 
-    @property
-    def on_cpu(self) -> bool: return not str(self.run['config']['device']).startswith('cuda')
-
     def notes(self) -> list[str]:
         "What a reader must know before reading the numbers."
-        out = []
+        out = list(self.ledger.notes)   # e.g. a torn last line, dropped
         if self.on_cpu:
             out.append("This run used the CPU: Triton kernels ran in Triton's interpreter and every time below is a host-clock "
                        "time of the interpreter. These timings do not represent GPU performance; rerun on a GPU to compare kernels.")
-        if not any(a.get('ncu') for a in self.attempts):
-            out.append("No Nsight Compute metrics: SOL % is the analytic roofline (floor time over measured time), not ncu's Speed-of-Light.")
+        if self.sol_label != 'SOL %':
+            out.append("No Nsight Compute metrics: floor % is the analytic roofline (floor time over measured time), not ncu's Speed-of-Light.")
         return out
 
     def summary(self) -> dict:
-        "The run in a few fields: problem, kernel, device, state, start and best times, speedup, usage."
+        "The run in a few fields: problem, kernel, device, state, start and best times with their IQRs, speedups, usage."
         cfg, st, best, start = self.run['config'], self.run.get('state', {}), self.best, self.start
-        return dict(problem=cfg['problem'], kernel=cfg['kernel'], device=cfg['device'], sizes=cfg.get('sizes'),
-                    gpu=self.run['environment'].get('gpu'), status=st.get('status'), stop_reason=st.get('stop_reason'),
+        eager = (self.run.get('context', {}).get('baselines') or {}).get('eager') or {}
+        name, description = problem_title(self.problem_path())
+        ok = best and start and best.get('median_ms') and start.get('median_ms')
+        return dict(name=name, description=description, problem=cfg['problem'], kernel=cfg['kernel'], device=cfg['device'],
+                    sizes=cfg.get('sizes'), gpu=self.run['environment'].get('gpu'), status=st.get('status'), stop_reason=st.get('stop_reason'),
                     rounds=len(self.rounds), candidates=sum(a['round'] > 0 for a in self.attempts),
                     accepted=sum(a['status'] == 'accepted' for a in self.attempts),
-                    start_median_ms=start and start['median_ms'], best_median_ms=best and best['median_ms'],
-                    best_id=best and best['id'], speedup_vs_start=best and start and start['median_ms'] / best['median_ms'],
+                    start_median_ms=start and start.get('median_ms'), start_iqr_ms=start and start.get('iqr_ms'),
+                    best_median_ms=best and best.get('median_ms'), best_iqr_ms=best and best.get('iqr_ms'), best_id=best and best['id'],
+                    speedup_vs_start=start['median_ms'] / best['median_ms'] if ok else None,
                     speedup_vs_eager=best and best.get('speedup_vs_eager'), speedup_vs_compile=best and best.get('speedup_vs_compile'),
-                    usage=self.usage())
+                    eager_median_ms=eager.get('median_ms'), eager_iqr_ms=eager.get('iqr_ms'), usage=self.usage())
+
+    def diagnoses(self) -> list[dict]:
+        "Per round: its parent, its status and the judge's bottlenecks (category, summary, root cause, evidence, suggested changes)."
+        out = []
+        for r in self.rounds:
+            a = r.get('analysis') or {}
+            out.append({'round': r['round'], 'parent_id': r.get('parent_id'), 'status': r.get('status'), 'stop_reason': r.get('stop_reason'), 'sol_pct': r.get('sol_pct'),
+                        'judge_errors': r.get('judge_errors') or [],
+                        'bottlenecks': [a[f'bottleneck_{i}'] for i in (1, 2) if a.get(f'bottleneck_{i}')]})
+        return out
 
     def to_dict(self) -> dict:
         "Everything the report shows, JSON-able (`kernelopt report --json`)."
-        return dict(summary=self.summary(), notes=self.notes(), candidates=_finite(self.records()),
-                    rounds=[{k: r.get(k) for k in ('round', 'parent_id', 'status', 'stop_reason', 'sol_pct', 'judge_errors')}
-                            | {'bottlenecks': [((r.get('analysis') or {}).get(f'bottleneck_{i}') or {}).get('category') for i in (1, 2)]}
-                            for r in self.rounds])
+        return finite_json(dict(summary=self.summary(), notes=self.notes(), candidates=self.records(),
+                               rounds=[{**d, 'bottlenecks': [b.get('category') for b in d['bottlenecks']]} for d in self.diagnoses()]))
 
 # %% ../nbs/20_report.ipynb #e00107a5
-def _fmt(x, spec='.4g'):
-    return '' if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
+def _ms(median, iqr) -> str:
+    "A median time with its noise: `48.7 ms, IQR 14.7 ms`."
+    return f"{format_number(median)} ms" + (f", IQR {format_number(iqr)} ms" if iqr is not None else '')
+
+@patch
+def headline(self:RunReport) -> list[str]:
+    "The outcome in a few lines: the problem, where it ran, how the run ended, the best kernel against the start and PyTorch, each time with its noise."
+    s = self.summary()
+    sizes = ', '.join(f"{k}={v}" for k, v in (s['sizes'] or {}).items())
+    lines = [f"{s['name']}" + (f": {s['description']}" if s['description'] else ''),
+             f"problem {s['problem']}" + (f" ({sizes})" if sizes else '') + f", starting kernel {s['kernel']}, on {s['gpu'] or s['device']}",
+             f"status: {s['status']} ({s['stop_reason']}); {s['rounds']} rounds, {s['candidates']} candidates, {s['accepted']} accepted"]
+    if s['best_median_ms'] is not None:
+        lines.append(f"best: {s['best_id']} at {_ms(s['best_median_ms'], s['best_iqr_ms'])}; {format_speedup(s['speedup_vs_start'])} "
+                     f"the starting kernel ({_ms(s['start_median_ms'], s['start_iqr_ms'])})"
+                     + (f", {format_speedup(s['speedup_vs_eager'])} PyTorch eager ({_ms(s['eager_median_ms'], s['eager_iqr_ms'])})"
+                        if s['speedup_vs_eager'] is not None else ''))
+    return lines
 
 @patch
 def to_text(self:RunReport) -> str:
-    "The report as plain text."
-    s = self.summary()
-    sizes = ', '.join(f"{k}={v}" for k, v in (s['sizes'] or {}).items())
-    lines = [f"kernelopt run {self.ledger.dir}: {s['problem']} ({sizes}) from {s['kernel']} on {s['gpu'] or s['device']}"]
-    lines += [f"NOTE: {n}" for n in self.notes()]
-    lines.append(f"status: {s['status']} ({s['stop_reason']}); {s['rounds']} rounds, {s['candidates']} candidates, {s['accepted']} accepted")
-    if s['best_median_ms'] is not None:
-        lines.append(f"best: {s['best_id']} at {_fmt(s['best_median_ms'])} ms median, {_fmt(s['speedup_vs_start'], '.3g')}x the starting "
-                     f"kernel ({_fmt(s['start_median_ms'])} ms), {_fmt(s['speedup_vs_eager'], '.3g')}x PyTorch eager")
+    "The report as plain text: the headline, the notes, the table, why each candidate was kept or dropped, the rounds and the usage."
+    lines = [*self.headline(), *[f"NOTE: {n}" for n in self.notes()]]
     df = self.table()
-    fmts = {c: (lambda v: _fmt(v, '.3g')) for c in ('median ms', 'x start', 'x eager', 'x compile', 'SOL %')}
+    fmts = {c: format_number for c in ('median ms', 'IQR ms', self.sol_label)} | {c: format_speedup for c in ('x start', 'x eager', 'x compile')}
     lines += ['', df.to_string(index=False, formatters=fmts, na_rep='') if len(df) else '(no candidates recorded)', '']
-    for r in self.rounds:
-        a = r.get('analysis') or {}
-        cats = ' / '.join(((a.get(f'bottleneck_{i}') or {}).get('category') or '?') for i in (1, 2)) if a else ''
-        lines.append(f"round {r['round']}: parent {r['parent_id']}, {r['status']}" + (f": {cats}" if cats else '')
-                     + (f" ({r['stop_reason']})" if r.get('stop_reason') else '')
-                     + ("; the judge's first reply was unusable and was sent back" if r.get('judge_errors') and r['status'] == 'ok' else ''))
-    u = s['usage']
+    lines += [f"{r['id']} {r['status']}: {r['reason']}" for r in self.records() if r['round'] > 0]
+    lines.append('')
+    for d in self.diagnoses():
+        cats = ' / '.join(b.get('category') or '?' for b in d['bottlenecks'])
+        lines.append(f"round {d['round']}: parent {d['parent_id']}, {d['status']}" + (f": {cats}" if cats else '')
+                     + (f" ({d['stop_reason']})" if d['stop_reason'] else '')
+                     + ("; the judge's first reply was unusable and was sent back" if d['judge_errors'] and d['status'] == 'ok' else ''))
+    u = self.usage()
     lines.append(f"provider: {u['provider_calls']} calls, {u['input_tokens']:,} input + {u['output_tokens']:,} output tokens, "
                  f"cost {'$' + format(u['cost_usd'], '.4f') if u['cost_usd'] is not None else 'unknown (no prices)'}"
                  + (" (the replies carried no token counts: a hand-written transcript?)"
@@ -136,7 +251,7 @@ _STATUS_COLORS = {'start': '#444444', 'accepted': '#2ca02c', 'not_faster': '#1f7
 
 @patch
 def time_figure(self:RunReport):
-    "Median time of each timed kernel by round: the best so far as a line, PyTorch eager and compile as dashed lines."
+    "Median time of each timed kernel by round with its IQR as error bars, the best so far as a line, PyTorch as dashed lines."
     import plotly.graph_objects as go
     timed = [a for a in self.attempts if a.get('median_ms') is not None]
     fig = go.Figure()
@@ -144,7 +259,7 @@ def time_figure(self:RunReport):
         pts = [a for a in timed if a['status'] == status]
         if not pts: continue
         fig.add_trace(go.Scatter(x=[a['round'] for a in pts], y=[a['median_ms'] for a in pts], mode='markers', name=status,
-                                 marker=dict(color=color, size=10), text=[f"{a['id']}: {_short(a.get('change'), 80)}" for a in pts],
+                                 marker=dict(color=color, size=10), text=[f"{a['id']}: {_short(self.reason(a), 90)}" for a in pts],
                                  error_y=dict(type='data', array=[a.get('iqr_ms') or 0 for a in pts], visible=True),
                                  hovertemplate='%{text}<br>%{y:.4g} ms<extra></extra>'))
     best, xs, ys = None, [], []
@@ -152,42 +267,174 @@ def time_figure(self:RunReport):
         for a in self.attempts:
             if a['round'] == r and a['status'] in ('start', 'accepted'): best = a['median_ms']
         if best is not None: xs.append(r); ys.append(best)
-    fig.add_trace(go.Scatter(x=xs, y=ys, mode='lines', line=dict(shape='hv', color='#2ca02c'), name='best so far'))
-    for name, t in (self.run['context'].get('baselines') or {}).items():
-        if t: fig.add_hline(y=t['median_ms'], line_dash='dash', annotation_text=f"PyTorch {name}", line_color='#888')
-    fig.update_layout(title='Median time by round' + (' (CPU: Triton interpreter, not GPU performance)' if self.on_cpu else ''),
-                      xaxis=dict(title='round', dtick=1), yaxis=dict(title='median time (ms)', rangemode='tozero'),
-                      template='plotly_white')
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode='lines', line=dict(shape='hv', color='#2ca02c'), name='best so far', hoverinfo='skip'))
+    ts, last = [a['median_ms'] for a in timed], max([a['round'] for a in self.attempts] + [1])
+    for name, t in (self.run.get('context', {}).get('baselines') or {}).items():   # lines in the legend: no label to collide
+        if not t: continue
+        ts.append(t['median_ms'])
+        fig.add_trace(go.Scatter(x=[-0.3, last + 0.3], y=[t['median_ms']] * 2, mode='lines', line=dict(dash='dash', color='#888'),
+                                 name=f"PyTorch {name}: {format_number(t['median_ms'])} ms", hoverinfo='name'))
+    log = bool(ts) and min(ts) > 0 and max(ts) / min(ts) > 20   # PyTorch on a CPU is 10^4 times the interpreter's speed
+    fig.update_layout(title='Median time by round, IQR as error bars' + (' (CPU: Triton interpreter, not GPU performance)' if self.on_cpu else ''),
+                      xaxis=dict(title='round', dtick=1), yaxis=dict(title='median time (ms)' + (', log scale' if log else ''),
+                      type='log' if log else 'linear', rangemode='normal' if log else 'tozero'),
+                      template='plotly_white', legend=dict(orientation='h', y=-0.2))
     return fig
+
+# %% ../nbs/20_report.ipynb #8ff012f7
+def _on_loglog(p) -> bool:
+    "Whether a roofline point can be drawn on log-log axes (known, positive intensity and FLOP/s)."
+    return all(v is not None and 0 < v < math.inf for v in (p.arithmetic_intensity, p.achieved_flops))
 
 @patch
 def roofline_figure(self:RunReport):
-    "The roofline with the starting kernel and each accepted kernel, arrows from parent to child; None without points."
-    from kernelopt.roofline import RooflinePoint, HardwarePeaks, plot_roofline, _drawable
+    "The roofline with the starting kernel and each accepted kernel, one legend entry each (no labels to collide) and an arrow from parent to child; None without points."
+    import plotly.graph_objects as go
+    from kernelopt.roofline import RooflinePoint, HardwarePeaks, plot_roofline
     keep = [a for a in self.attempts if a['status'] in ('start', 'accepted') and a.get('point')]
     points = {a['sha256']: RooflinePoint(**a['point']) for a in keep}
     if not points: return None
-    pairs = [(points[a['parent_sha256']], points[a['sha256']]) for a in keep
-             if a['status'] == 'accepted' and a['parent_sha256'] in points
-             and _drawable(points[a['parent_sha256']]) and _drawable(points[a['sha256']])]
     title = 'Roofline of the accepted kernels' + (' (CPU peaks, Triton interpreter)' if self.on_cpu else '')
-    return plot_roofline(list(points.values()), HardwarePeaks(**self.run['context']['peaks']), pairs=pairs, title=title, label_points=True)
+    fig = plot_roofline(list(points.values()), HardwarePeaks(**self.run['context']['peaks']), title=title)
+    fig.for_each_trace(lambda t: t.update(visible=False, showlegend=False) if str(t.name).endswith('-bound') else None)
+    symbols = ['circle', 'square', 'diamond-open', 'triangle-up', 'star', 'cross', 'x', 'pentagon']
+    for i, a in enumerate(keep):
+        p = points[a['sha256']]
+        if not _on_loglog(p): continue
+        fig.add_trace(go.Scatter(x=[p.arithmetic_intensity], y=[p.achieved_flops], mode='markers',
+                                 name=f"{a['id']}: {format_number(a['median_ms'])} ms, {format_speedup(a.get('speedup_vs_start'))} start",
+                                 marker=dict(size=11, symbol=symbols[i % len(symbols)], color=_STATUS_COLORS[a['status']]),
+                                 hovertemplate=f"{a['id']}<br>AI %{{x:.3g}} FLOP/B<br>%{{y:.3s}}FLOP/s<extra></extra>"))
+        q = points.get(a.get('parent_sha256'))
+        if a['status'] == 'accepted' and q is not None and _on_loglog(q):
+            fig.add_annotation(x=math.log10(p.arithmetic_intensity), y=math.log10(p.achieved_flops), ax=math.log10(q.arithmetic_intensity),
+                               ay=math.log10(q.achieved_flops), xref='x', yref='y', axref='x', ayref='y', text='', showarrow=True,
+                               arrowhead=3, arrowwidth=1.5, arrowcolor='#2ca02c')
+    return fig
+
+# %% ../nbs/20_report.ipynb #667b55d0
+REPORT_TEMPLATE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{ s.name }}: kernelopt run report</title>
+<style>
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:1400px;margin:0 auto;padding:0 16px 48px;color:#222;line-height:1.4}
+h1{margin-bottom:0} .sub{color:#555;margin-top:4px} h2{border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:36px}
+.headline{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;background:#f6f8fa;padding:12px 16px;border-radius:6px}
+.headline dt{font-weight:600;color:#444} .headline dd{margin:0} .big{font-size:1.25em;font-weight:600}
+.note{background:#fff3cd;padding:8px 12px;border-radius:4px}
+table.attempts{border-collapse:collapse;width:100%;font-size:13px}
+table.attempts th,table.attempts td{border:1px solid #ddd;padding:4px 6px;vertical-align:top;text-align:left}
+table.attempts th{background:#f0f0f0;cursor:pointer;position:sticky;top:0;white-space:nowrap}
+table.attempts th[data-dir=asc]::after{content:" \\25B2"} table.attempts th[data-dir=desc]::after{content:" \\25BC"}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap} td.change{min-width:240px} td.why{min-width:200px}
+.status{font-weight:600;white-space:nowrap} .s-accepted{color:#1a7f37} .s-start{color:#444} .s-rejected,.s-egregious,.s-crashed,.s-timeout{color:#c62828}
+.s-not_faster{color:#1f5fa8} .s-slower{color:#b35900} ul.reasons{margin:2px 0;padding-left:16px;color:#c62828}
+.round{border:1px solid #ddd;border-radius:6px;padding:4px 16px;margin:12px 0} .cat{font-weight:600}
+table.diff{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;border-collapse:collapse;width:100%}
+table.diff td{vertical-align:top;padding:0 4px;width:48%} table.diff td.diff_header{width:1%;color:#888;text-align:right}
+table.diff td.diff_next{width:1%} table.diff th{background:#f0f0f0;font-family:system-ui,sans-serif}
+.diff_add{background:#ccffd8} .diff_chg{background:#fff5b1} .diff_sub{background:#ffd7d5}
+</style>
+{% if plotlyjs %}<script type="text/javascript">{{ plotlyjs }}</script>{% endif %}
+</head><body>
+<h1>{{ s.name }}</h1>{% if s.description %}<p class="sub">{{ s.description }}</p>{% endif %}
+<dl class="headline">
+<dt>problem</dt><dd>{{ s.problem }}{% if sizes %} ({{ sizes }}){% endif %}, starting kernel {{ s.kernel }}</dd>
+<dt>device</dt><dd>{{ s.gpu or s.device }}</dd>
+<dt>run</dt><dd>{{ s.status }} ({{ s.stop_reason }}): {{ s.rounds }} rounds, {{ s.candidates }} candidates, {{ s.accepted }} accepted</dd>
+{% if s.best_median_ms is not none %}
+<dt>best kernel</dt><dd>{{ s.best_id }}: {{ ms(s.best_median_ms, s.best_iqr_ms) }}</dd>
+<dt>over the start</dt><dd><span class="big">{{ x(s.speedup_vs_start) }}</span> (starting kernel {{ ms(s.start_median_ms, s.start_iqr_ms) }})</dd>
+{% if s.speedup_vs_eager is not none %}<dt>over PyTorch</dt><dd><span class="big">{{ x(s.speedup_vs_eager) }}</span> eager ({{ ms(s.eager_median_ms, s.eager_iqr_ms) }}){% if s.speedup_vs_compile is not none %}, {{ x(s.speedup_vs_compile) }} torch.compile{% endif %}</dd>{% endif %}
+{% endif %}
+<dt>provider</dt><dd>{{ usage }}</dd>
+</dl>
+{% for n in notes %}<p class="note"><b>Note.</b> {{ n }}</p>{% endfor %}
+<h2>Every attempt</h2>
+<p>Click a column header to sort. A candidate is kept only when it is faster than the best so far by more than the noise (the larger IQR of the two timings); "why" gives the numbers of each decision.</p>
+<table class="attempts" id="attempts"><thead><tr>
+{% for h, kind in columns %}<th data-type="{{ kind }}">{{ h }}</th>{% endfor %}
+</tr></thead><tbody>
+{% for r in rows %}<tr id="{{ r.id }}">
+<td>{{ r.id }}</td><td class="num" data-sort="{{ r.round }}">{{ r.round }}</td><td>{{ r.parent_id or '' }}</td><td>{{ r.bottleneck }}</td>
+<td class="change">{{ r.change }}</td>
+<td>{{ r.verification }}{% if r.verification_reasons %}<ul class="reasons">{% for why in r.verification_reasons %}<li>{{ why }}</li>{% endfor %}</ul>{% endif %}</td>
+<td class="status s-{{ r.status }}">{{ r.status }}</td><td class="why">{% if r.status == 'rejected' and r.verification_reasons %}failed verification: the reasons are under "verification"{% else %}{{ r.reason }}{% endif %}</td>
+{% for k, f in numbers %}<td class="num" data-sort="{{ '' if r[k] is none else r[k] }}">{{ f(r[k]) }}</td>{% endfor %}
+</tr>{% endfor %}
+</tbody></table>
+<h2>What the judge diagnosed</h2>
+{% for d in diagnoses %}<div class="round"><h3>Round {{ d.round }}: parent {{ d.parent_id }}, {{ d.status }}{% if d.stop_reason %} ({{ d.stop_reason }}){% endif %}</h3>
+{% if d.judge_errors %}<p class="note">The judge's reply was unusable {{ d.judge_errors|length }} time(s) and was sent back: {{ d.judge_errors|join('; ') }}</p>{% endif %}
+{% for b in d.bottlenecks %}<p><span class="cat">Bottleneck {{ loop.index }}: {{ b.category }}.</span> {{ b.summary }}</p>
+{% if b.root_cause %}<p>Root cause: {{ b.root_cause }}</p>{% endif %}
+{% if b.evidence %}<p>Evidence:</p><ul>{% for e in b.evidence %}<li>{{ e.metric }} = {{ e.value }}: {{ e.interpretation }}</li>{% endfor %}</ul>{% endif %}
+{% if b.optimizations %}<p>Suggested:</p><ul>{% for o in b.optimizations %}<li>{{ o.method }} ({{ o.rationale }}; expected {{ o.expected_impact }})</li>{% endfor %}</ul>{% endif %}
+{% else %}<p>No diagnosis recorded.</p>{% endfor %}</div>
+{% else %}<p>No rounds recorded.</p>{% endfor %}
+<h2>The best kernel against the starting kernel</h2>
+{% if diff %}{{ diff }}{% else %}<p>No candidate beat the starting kernel: there is nothing to compare.</p>{% endif %}
+<h2>Charts</h2>
+{% for c in charts %}<div class="chart">{{ c }}</div>{% else %}<p>No timed kernels to chart.</p>{% endfor %}
+<script>
+document.querySelectorAll('table.attempts th').forEach(function (th, i) {
+  th.addEventListener('click', function () {
+    var table = th.closest('table'), body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+    var num = th.dataset.type === 'num', dir = th.dataset.dir === 'asc' ? -1 : 1;
+    table.querySelectorAll('th').forEach(function (h) { h.removeAttribute('data-dir'); });
+    th.dataset.dir = dir === 1 ? 'asc' : 'desc';
+    function key(row) {
+      var cell = row.cells[i], v = cell.hasAttribute('data-sort') ? cell.getAttribute('data-sort') : cell.textContent;
+      return num ? (v === '' ? Infinity : parseFloat(v)) : v.toLowerCase();
+    }
+    rows.sort(function (a, b) { var x = key(a), y = key(b); return (x < y ? -1 : x > y ? 1 : 0) * dir; });
+    rows.forEach(function (r) { body.appendChild(r); });
+  });
+});
+</script>
+</body></html>
+"""
 
 # %% ../nbs/20_report.ipynb #646c94e5
 @patch
-def to_html(self:RunReport, path:str|Path) -> Path:
-    "Write the report as one self-contained HTML page (plotly.js embedded); returns its path."
-    import html
-    s = self.summary()
+def diff_html(self:RunReport) -> str:
+    "A side-by-side HTML diff of the best kernel against the starting kernel; '' when the start is still the best."
+    start, best = self.start, self.best
+    if not start or not best or best['id'] == start['id'] or not (start.get('code_path') and best.get('code_path')): return ''
+    a, b = (self.ledger.read_text(x['code_path']).splitlines() for x in (start, best))
+    return difflib.HtmlDiff(tabsize=4, wrapcolumn=72).make_table(a, b, f"starting kernel ({start['id']})", f"best kernel ({best['id']})")
+
+@patch
+def render_html(self:RunReport) -> str:
+    "The report as one self-contained HTML page: plotly.js embedded once, however many charts."
+    import jinja2
+    from markupsafe import Markup
+    from plotly.offline import get_plotlyjs
+    s, u = self.summary(), self.usage()
     figs = [f for f in (self.time_figure(), self.roofline_figure()) if f is not None]
-    parts = [f"<h1>kernelopt run: {html.escape(Path(s['problem']).stem)}</h1>"]
-    parts += [f"<p class='note'><b>Note.</b> {html.escape(n)}</p>" for n in self.notes()]
-    parts.append('<pre>' + html.escape(self.to_text()) + '</pre>')
-    parts += [f.to_html(full_html=False, include_plotlyjs=(i == 0)) for i, f in enumerate(figs)]
-    page = ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>kernelopt report</title><style>"
-            "body{font-family:sans-serif;max-width:1100px;margin:auto} pre{font-size:12px;overflow-x:auto} "
-            ".note{background:#fff3cd;padding:8px}</style></head><body>" + '\n'.join(parts) + '</body></html>')
+    charts = [Markup(f.to_html(full_html=False, include_plotlyjs=False, div_id=f'chart-{i}', config={'displaylogo': False}))
+              for i, f in enumerate(figs)]
+    rows = self.records()
+    numbers = {'median_ms': ('median ms', format_number), 'iqr_ms': ('IQR ms', format_number), 'speedup_vs_start': ('x start', format_speedup),
+               'speedup_vs_eager': ('x eager', format_speedup), 'speedup_vs_compile': ('x compile', format_speedup),
+               'sol_pct': (self.sol_label, format_number)}
+    if all(r['speedup_vs_compile'] is None for r in rows): del numbers['speedup_vs_compile']   # the run did not time torch.compile
+    columns = [(h, 'num' if h == 'round' else 'text') for h in ('id', 'round', 'parent', 'aimed at', 'change', 'verification', 'status', 'why')]
+    columns += [(h, 'num') for h, _ in numbers.values()]
+    usage = (f"{u['provider_calls']} calls, {u['input_tokens']:,} input + {u['output_tokens']:,} output tokens, cost "
+             + ('$' + format(u['cost_usd'], '.4f') if u['cost_usd'] is not None else 'unknown (no prices)'))
+    env = jinja2.Environment(autoescape=True)
+    return env.from_string(REPORT_TEMPLATE).render(
+        s=s, sizes=', '.join(f"{k}={v}" for k, v in (s['sizes'] or {}).items()), notes=self.notes(), usage=usage,
+        rows=rows, columns=columns, numbers=[(k, f) for k, (_, f) in numbers.items()], diagnoses=self.diagnoses(), diff=Markup(self.diff_html()),
+        charts=charts, plotlyjs=Markup(get_plotlyjs()) if charts else '', ms=_ms, x=format_speedup)
+
+@patch
+def to_html(self:RunReport, path:str|Path) -> Path:
+    "Write `render_html()` to the file `path` (its folder is made); returns the path."
     path = Path(path)
+    if path.is_dir(): raise ValueError(f"{path} is a folder: give the report a file name, e.g. {path/'report.html'}")
+    page = self.render_html()
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, page)
     return path
