@@ -57,7 +57,8 @@ FLOPS_PER_INPUT_ELEMENT = {  # reductions and scans: FLOPs per element of the (f
 }
 _METADATA = _ops("_unsafe_view detach alias lift_fresh _reshape_alias _fw_primal _make_dual sym_size sym_stride sym_numel "
                  "sym_storage_offset size stride is_same_size is_nonzero _assert_async _assert_tensor_metadata "
-                 "_has_compatible_shallow_copy_type resolve_conj resolve_neg")
+                 "_has_compatible_shallow_copy_type resolve_conj resolve_neg unsafe_split unsafe_split_with_sizes unsafe_chunk "
+                 "split split_with_sizes unbind chunk transpose_ t_ squeeze_ unsqueeze_ as_strided_")
 
 # %% ../nbs/07_flops.ipynb #a1016d07
 def _numel(x) -> int:
@@ -140,6 +141,7 @@ def op_flops(func, args, kwargs, out) -> float|None:
 _WRITE_ONLY = set(_ops("copy_ fill_ zero_ normal_ uniform_ bernoulli_ random_ exponential_ index_put_ _index_put_impl_ "
                        "index_copy_ masked_scatter_ set_ resize_"))
 _PARTIAL_READ = set(_ops("embedding index_select gather index _unsafe_index"))  # read of the first argument <= the output's elements
+_BAG_READ = set(_ops("_embedding_bag _embedding_bag_forward_only embedding_bag"))
 
 def _view_bytes(t:torch.Tensor) -> int:
     "Bytes a kernel must touch for this view: its elements, broadcast (stride 0) dimensions counted once."
@@ -192,6 +194,8 @@ def op_bytes(func, args, kwargs, out) -> tuple[int, dict, dict]:
         if id(t) in wids and func.overloadpacket in _WRITE_ONLY: continue
         if i == 0 and func.overloadpacket in _PARTIAL_READ and isinstance(out, torch.Tensor):
             _add(reads, t, min(_view_bytes(t), out.numel() * t.element_size()))
+        elif i == 0 and func.overloadpacket in _BAG_READ and len(ins) > 1:   # embedding bags read one row per index
+            _add(reads, t, min(_view_bytes(t), ins[1].numel() * t.shape[-1] * t.element_size()))
         else: _add(reads, t)
     for t in written: _add(writes, t)
     read_only = {_storage_key(t) for t in ins if id(t) not in wids}
@@ -227,6 +231,86 @@ def count_ops(fn:Callable, *args, **kwargs) -> tuple[list[OpCount], object]:
     rec = _Counter()
     with torch.no_grad(), rec: out = fn(*args, **kwargs)
     return rec.calls, out
+
+# %% ../nbs/07_flops.ipynb #a7f10c11
+_GATE_FLOPS = {4: (21, 13), 3: (16, 10), 1: (4, 2)}  # gates -> elementwise FLOPs per hidden unit and step (with, without biases)
+
+def _rnn_flops(tokens:int, layers:list) -> int:
+    "FLOPs of recurrent layers over `tokens` (steps x batch); `layers`: (w_ih, w_hh, has_bias) per layer and direction."
+    total = 0
+    for w_ih, w_hh, bias in layers:
+        gh, i, h = w_ih.shape[0], w_ih.shape[1], w_hh.shape[1]
+        total += tokens * (2 * gh * (i + h) + h * _GATE_FLOPS.get(gh // h, (4, 2))[0 if bias else 1])
+    return total
+
+def _rnn_groups(params) -> list:
+    "Split a flat RNN parameter list into (w_ih, w_hh, has_bias) per layer and direction."
+    groups, ps = [], [p for p in params if isinstance(p, torch.Tensor)]
+    i = 0
+    while i + 1 < len(ps):
+        w_ih, w_hh, i = ps[i], ps[i + 1], i + 2
+        nb = 0
+        while i < len(ps) and ps[i].dim() == 1: i, nb = i + 1, nb + 1
+        groups.append((w_ih, w_hh, nb > 0))
+    return groups
+
+def _tokens(x:torch.Tensor) -> int: return x.numel() // x.shape[-1]
+
+def _rnn_full(args, kwargs, out):
+    "lstm/gru/rnn_* over a whole sequence: the parameter list is the first list whose tensors are 2-D weights."
+    params = next(a for a in args if isinstance(a, (list, tuple)) and a and isinstance(a[0], torch.Tensor) and a[0].dim() == 2)
+    return _rnn_flops(_tokens(args[0]), _rnn_groups(params))
+
+def _rnn_cell(args, kwargs, out):
+    "lstm_cell/gru_cell/rnn_*_cell: one step; weights are the 3rd and 4th arguments, biases the 5th and 6th."
+    return _rnn_flops(_tokens(args[0]), [(args[2], args[3], len(args) > 4 and args[4] is not None)])
+
+def _fused_cell(args, kwargs, out):
+    "_thnn_fused_lstm_cell/_thnn_fused_gru_cell: the gate arithmetic only (the matmuls ran before)."
+    gates, hidden = args[0], args[2]
+    g = gates.shape[-1] // hidden.shape[-1]
+    return hidden.numel() * _GATE_FLOPS.get(g, (4, 2))[0 if len(args) > 3 and args[3] is not None else 1]
+
+def _mkldnn_rnn_layer(args, kwargs, out):
+    "One layer and direction: (input, w_ih, w_hh, b_ih, b_hh, ...)."
+    return _rnn_flops(_tokens(args[0]), [(args[1], args[2], True)])
+
+def _cudnn_rnn(args, kwargs, out):
+    "_cudnn_rnn(input, weights, weight_stride0, ...): weight_stride0 tensors per layer and direction."
+    ws, stride = [w for w in args[1]], args[2]
+    return _rnn_flops(_tokens(args[0]), [(ws[j], ws[j + 1], stride > 2) for j in range(0, len(ws), stride)])
+
+def _mha_flops(q, k, v, e:int, heads:int) -> int:
+    "Projections, scores, softmax, weighted sum and output projection of multi-head attention."
+    nq, nk = _tokens(q), _tokens(k)
+    proj = 2 * nq * e * 3 * e if (q is k and k is v) else 2 * e * e * (nq + 2 * nk)
+    l, s = q.shape[-2] if q.dim() > 2 else q.shape[0], k.shape[-2] if k.dim() > 2 else k.shape[0]
+    b = nq // l
+    return proj + 4 * b * l * s * e + 5 * b * heads * l * s + 2 * nq * e * e
+
+def _native_mha(args, kwargs, out):
+    q, k, v, e, heads = args[:5]
+    return _mha_flops(q, k, v, e, heads)
+
+def _encoder_layer(args, kwargs, out):
+    src, e, heads = args[:3]
+    f, n = args[14].shape[0], _tokens(src)
+    return _mha_flops(src, src, src, e, heads) + 4 * n * e * f + 2 * 7 * n * e + n * f + 2 * n * e
+
+def _embedding_bag(args, kwargs, out):
+    return args[1].numel() * args[0].shape[-1]
+
+register_op_flops(_ops("mkldnn_rnn_layer"), _mkldnn_rnn_layer)
+register_op_flops(_ops("_cudnn_rnn"), _cudnn_rnn)
+register_op_flops(_ops("lstm gru rnn_tanh rnn_relu"), _rnn_full)
+register_op_flops(_ops("lstm_cell gru_cell rnn_tanh_cell rnn_relu_cell"), _rnn_cell)
+register_op_flops(_ops("_thnn_fused_lstm_cell _thnn_fused_gru_cell"), _fused_cell)
+register_op_flops(_ops("_native_multi_head_attention"), _native_mha)
+register_op_flops(_ops("_transformer_encoder_layer_fwd"), _encoder_layer)
+register_op_flops(_ops("_embedding_bag _embedding_bag_forward_only embedding_bag"), _embedding_bag)
+for _n in dir(_aten):   # every scaled-dot-product attention forward without a formula of torch's own
+    _p = getattr(_aten, _n) if _n.startswith('_scaled_dot_product') and 'backward' not in _n else None
+    if _p is not None and _p not in _fc.flop_registry and _p not in FLOP_FORMULAS: register_op_flops(_p, _sdpa)
 
 # %% ../nbs/07_flops.ipynb #f2acaf3f
 def compulsory_bytes(
