@@ -263,8 +263,11 @@ def fork_server_for(env:dict|None=None, preload:tuple=()) -> ForkServer:
         fs = _FORK_SERVERS[key] = ForkServer(full, preload)
     return fs
 
+def _close_fork_servers():
+    for fs in _FORK_SERVERS.values(): fs.close()
+
 import atexit
-atexit.register(lambda: [fs.close() for fs in _FORK_SERVERS.values()])
+atexit.register(_close_fork_servers);
 
 # %% ../nbs/05_isolate.ipynb #af183887
 @dataclass
