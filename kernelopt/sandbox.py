@@ -21,6 +21,8 @@ ENV_ALLOW = ('PATH', 'LANG', 'LANGUAGE', 'LC_*', 'TZ', 'TERM', 'USER', 'LOGNAME'
              'LD_LIBRARY_PATH', 'CC', 'CXX', 'CUDA_*', 'NVIDIA_*', 'CUBLAS_*', 'CUDNN_*', 'NVTE_*', 'TORCH_*', 'TORCHINDUCTOR_*',
              'PYTORCH_*', 'TRITON_*', 'OMP_*', 'MKL_*', 'OPENBLAS_*', 'KMP_*', 'GOMP_*', 'KERNELOPT_*')
 
+_CACHE_VARS = ('TRITON_CACHE_DIR', 'TRITON_DUMP_DIR', 'TORCHINDUCTOR_CACHE_DIR', 'CUDA_CACHE_PATH')
+
 def clean_env(
     env:dict|None=None,          # the environment to filter (default: this process's)
     allow:tuple=ENV_ALLOW,       # names or shell patterns kept; everything else is dropped
@@ -31,6 +33,8 @@ def clean_env(
     out = {k: v for k, v in env.items() if any(fnmatch.fnmatchcase(k, p) for p in allow) and not SECRET_NAME.search(k)}
     if scratch_dir is not None:
         out.update(HOME=scratch_dir, TMPDIR=scratch_dir, XDG_CACHE_HOME=os.path.join(scratch_dir, '.cache'))
+        # a shared compile cache would let one candidate plant kernels for the next: each worker gets its own
+        out.update({k: os.path.join(scratch_dir, '.cache', k.lower()) for k in _CACHE_VARS if k in out})
     return out
 
 # %% ../nbs/04a_sandbox.ipynb #33ff7217
@@ -74,7 +78,7 @@ def memory_limit_for(device:str='cpu')->int|None:
 # %% ../nbs/04a_sandbox.ipynb #50bbc11f
 _CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
-_MS_BIND, _MS_REC, _MS_PRIVATE = 4096, 16384, 1 << 18
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
 _AT_FDCWD, _AT_RECURSIVE, _MOUNT_ATTR_RDONLY, _SYS_MOUNT_SETATTR = -100, 0x8000, 1, 442
 
 @functools.cache
@@ -100,11 +104,14 @@ def _set_readonly(path:str, readonly:bool):
     rc = _libc().syscall(_SYS_MOUNT_SETATTR, _AT_FDCWD, path.encode(), _AT_RECURSIVE, ctypes.byref(a), ctypes.sizeof(a))
     _check(rc, f"mount_setattr({path})")
 
-def _mount(src, dst, flags:int):
-    _check(_libc().mount(src and src.encode(), dst.encode(), None, flags, None), f"mount({dst})")
+def _mount(src, dst:str, flags:int, fstype:str|None=None, data:str|None=None):
+    enc = lambda x: x and x.encode()
+    _check(_libc().mount(enc(src), dst.encode(), enc(fstype), flags, enc(data)), f"mount({dst})")
 
 def _write(path:str, text:str):
     with open(path, 'w') as f: f.write(text)
+
+_HIDDEN = ('/tmp', '/var/tmp', '/run', '/dev/shm')   # shared folders (other runs' files, sockets) replaced by empty ones
 
 def _enter_namespaces(policy:SandboxPolicy):
     "Unshare user, mount, PID (and network) namespaces; map us to root inside; leave only the scratch folders writable."
@@ -112,11 +119,21 @@ def _enter_namespaces(policy:SandboxPolicy):
     flags = _CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID | (0 if policy.network else _CLONE_NEWNET)
     _check(_libc().unshare(flags), 'unshare')
     _write('/proc/self/setgroups', 'deny'); _write('/proc/self/uid_map', f'0 {uid} 1'); _write('/proc/self/gid_map', f'0 {gid} 1')
-    _mount(None, '/', _MS_REC | _MS_PRIVATE)                      # nothing we mount leaks back out
+    _mount(None, '/', _MS_REC | _MS_PRIVATE)                    # nothing we mount leaks back out
     keep = [policy.scratch_dir, *policy.writable]
-    for p in keep: _mount(p, p, _MS_BIND | _MS_REC)              # own mounts, so they can be made writable again below
+    fds = [os.open(p, os.O_PATH | os.O_DIRECTORY) for p in keep]   # still reachable once the folder above is hidden
+    for h in _HIDDEN:
+        if os.path.isdir(h) and not os.path.islink(h): _mount('tmpfs', h, _MS_NOSUID | _MS_NODEV, 'tmpfs', 'size=64k,mode=755')
+    for p, fd in zip(keep, fds):
+        os.makedirs(p, exist_ok=True)                          # a mount point inside an empty tmpfs, if p was under one
+        _mount(f'/proc/self/fd/{fd}', p, _MS_BIND | _MS_REC); os.close(fd)
     _set_readonly('/', True)
     for p in keep: _set_readonly(p, False)
+
+def _private_proc()->bool:
+    "In the new PID namespace: a /proc that shows only its processes (False where the kernel refuses)."
+    try: _mount('proc', '/proc', _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, 'proc'); return True
+    except OSError: return False
 
 # %% ../nbs/04a_sandbox.ipynb #c3f6ccb7
 def _pids_cgroup_root()->str|None:
@@ -138,7 +155,9 @@ def _join_pids_cgroup(max_processes:int)->bool:
     d = _cgroup_dir(os.getpid())
     if d is None: return False
     try:
-        os.mkdir(d); _write(f'{d}/pids.max', str(max_processes)); _write(f'{d}/cgroup.procs', str(os.getpid()))
+        try: os.mkdir(d)
+        except FileExistsError: os.rmdir(d); os.mkdir(d)   # left behind by an earlier process with this pid
+        _write(f'{d}/pids.max', str(max_processes)); _write(f'{d}/cgroup.procs', str(os.getpid()))
         return True
     except OSError: return False
 
@@ -149,6 +168,7 @@ class SandboxCapabilities:
     platform:str             # sys.platform
     namespaces:bool          # user + mount + PID + network namespaces can be created
     readonly_mounts:bool     # and the file system can be made read-only inside them, except the scratch folders
+    private_proc:bool        # and the worker gets a /proc showing only its own processes
     pids_cgroup:bool         # a pids cgroup can be created (needs root or a delegated cgroup)
     pdeathsig:bool           # prctl(_PR_SET_PDEATHSIG) exists (Linux)
     mode:str                 # what mode='auto' uses: 'namespaces' or 'process_group'
@@ -159,10 +179,11 @@ class SandboxCapabilities:
         yes = lambda b: 'yes' if b else 'no'
         return (f"sandbox mode: {self.mode}" + (f" ({self.reason})" if self.reason else '') +
                 f"\nnamespaces (user, mount, pid, net): {yes(self.namespaces)}; read-only mounts: {yes(self.readonly_mounts)};"
+                f" private /proc: {yes(self.private_proc)};"
                 f" pids cgroup: {yes(self.pids_cgroup)}; parent-death signal: {yes(self.pdeathsig)}")
 
 def _probe_namespaces()->tuple[int, str]:
-    "Fork a child that tries to enter the namespaces; 2: all work, 1: namespaces but no read-only mounts, 0: none."
+    "Fork a child that enters the namespaces as a worker would: 3 all works, 2 no private /proc, 1 no read-only mounts, 0 none."
     d = tempfile.mkdtemp(prefix='kernelopt-probe-')
     r, w = os.pipe()
     pid = os.fork()
@@ -170,8 +191,10 @@ def _probe_namespaces()->tuple[int, str]:
         os.close(r); msg, code = '', 0
         try:
             _enter_namespaces(SandboxPolicy(d)); code = 2
-        except OSError as e:
-            msg, code = str(e), (1 if 'mount' in str(e) else 0)
+            if (gc := os.fork()) == 0: os._exit(0 if _private_proc() else 1)
+            if os.waitpid(gc, 0)[1] == 0: code = 3
+            else: msg = 'the kernel refused a private /proc'
+        except OSError as e: msg, code = str(e), (1 if 'mount' in str(e) else 0)
         except BaseException as e: msg = repr(e)
         os.write(w, msg.encode()[:500]); os._exit(code)
     os.close(w)
@@ -185,9 +208,9 @@ def sandbox_capabilities()->SandboxCapabilities:
     "Find out once, by trying, what this machine allows; warn once if workers fall back to a process group."
     linux = sys.platform == 'linux'
     code, msg = _probe_namespaces() if linux else (0, f'{sys.platform} has no Linux namespaces')
-    mode = 'namespaces' if code == 2 else 'process_group'
+    mode = 'namespaces' if code >= 2 else 'process_group'
     if os.environ.get('KERNELOPT_SANDBOX') == 'process_group': mode, msg = 'process_group', 'KERNELOPT_SANDBOX=process_group'
-    caps = SandboxCapabilities(sys.platform, code >= 1, code == 2, linux and _pids_cgroup_root() is not None, linux,
+    caps = SandboxCapabilities(sys.platform, code >= 1, code >= 2, code == 3, linux and _pids_cgroup_root() is not None, linux,
                                mode, '' if mode == 'namespaces' else msg)
     if mode == 'process_group':
         warnings.warn(f"kernelopt sandbox: no namespaces ({msg}); workers run in their own process group"
@@ -254,6 +277,7 @@ def enter_sandbox(
     pid = os.fork()               # with namespaces: the worker is PID 1 of its namespace; when it ends, all in it end
     if pid != 0: _relay(pid)
     set_pdeathsig(signal.SIGKILL, None if mode == 'namespaces' else relay)
+    if mode == 'namespaces': _private_proc()
     _set_limits(policy, mode == 'namespaces')
     os.chdir(policy.scratch_dir)
     os.umask(0o077)
@@ -284,6 +308,35 @@ def _kill_children():
         except ChildProcessError: return
         if not kids: time.sleep(0.01)
 
+def _cgroup_pids(d:str)->list[int]:
+    try: return [int(p) for p in Path(f'{d}/cgroup.procs').read_text().split()]
+    except OSError: return []
+
+def _remove_cgroup(d:str, timeout_s:float):
+    "Kill every task in the cgroup folder `d`, then remove it."
+    deadline = time.monotonic() + timeout_s
+    while True:
+        for p in _cgroup_pids(d):
+            try: os.kill(p, signal.SIGKILL)
+            except ProcessLookupError: pass
+        try: os.rmdir(d); return
+        except FileNotFoundError: return
+        except OSError:
+            if time.monotonic() > deadline: return
+            time.sleep(0.01)
+
+def _sweep_cgroups():
+    "Remove the empty cgroups of sandboxes whose launcher never called kill_sandbox."
+    root = _pids_cgroup_root()
+    for name in (os.listdir(root) if root else []):
+        if not name.startswith('kernelopt-sandbox-'): continue
+        try: os.kill(int(name.rpartition('-')[2]), 0); continue    # its relay still runs
+        except ProcessLookupError: pass
+        except (PermissionError, ValueError): continue
+        if not _cgroup_pids(f'{root}/{name}'):
+            try: os.rmdir(f'{root}/{name}')
+            except OSError: pass
+
 def kill_sandbox(pid:int, timeout_s:float=2.0):
     "SIGKILL a sandboxed worker started as `pid`: its process group, every descendant and its pids cgroup; remove the cgroup."
     for p in [*_descendants(pid), pid]:
@@ -292,19 +345,8 @@ def kill_sandbox(pid:int, timeout_s:float=2.0):
     try: os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError): pass
     d = _cgroup_dir(pid)
-    if d is None or not os.path.isdir(d): return
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try: pids = [int(p) for p in Path(f'{d}/cgroup.procs').read_text().split()]
-        except OSError: pids = []
-        for p in pids:
-            try: os.kill(p, signal.SIGKILL)
-            except ProcessLookupError: pass
-        try: os.rmdir(d); return
-        except FileNotFoundError: return
-        except OSError:
-            if time.monotonic() > deadline: return
-            time.sleep(0.01)
+    if d is not None and os.path.isdir(d): _remove_cgroup(d, timeout_s)
+    if d is not None: _sweep_cgroups()
 
 # %% ../nbs/04a_sandbox.ipynb #8bfc6457
 _BOOT = "from kernelopt.sandbox import _exec_main; _exec_main()"
