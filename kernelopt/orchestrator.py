@@ -4,171 +4,64 @@
 
 # %% ../nbs/19_orchestrator.ipynb #afcc9fd7
 from __future__ import annotations
-import contextlib, dataclasses, datetime, hashlib, json, math, os, platform, re, tempfile, time, warnings
+import contextlib, re, statistics, time, traceback, warnings
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Callable
 
-from fastcore.basics import patch
+from .ledger import (LedgerError, RunLockedError, RunLedger, Attempt, Round, Decision, ATTEMPT_STATUSES, TIMED_STATUSES,
+                     REDO_STATUSES, code_sha256, atomic_write_text, finite_json, run_usage, environment_info, utc_now)
+_finite = finite_json   # the old private name, still imported by kernelopt.report; use kernelopt.ledger.finite_json
 
 # %% auto #0
-__all__ = ['ATTEMPT_STATUSES', 'LedgerError', 'code_sha256', 'atomic_write_text', 'RunLedger', 'run_usage', 'decide',
-           'environment_info', 'OptimizationResult', 'OptimizationOrchestrator']
-
-# %% ../nbs/19_orchestrator.ipynb #2ef74aae
-class LedgerError(ValueError):
-    "A run folder that cannot be read, written or resumed: the message says what to do."
-
-def code_sha256(code:str) -> str:
-    "SHA-256 of a kernel's source, the identity of a candidate in the ledger."
-    return hashlib.sha256(code.encode()).hexdigest()
-
-def atomic_write_text(path:str|Path, text:str):
-    "Write `text` to `path` so that a reader sees the old file or the new one, never half of one."
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
-    try:
-        with os.fdopen(fd, 'w') as f:
-            f.write(text); f.flush(); os.fsync(f.fileno())
-        umask = os.umask(0); os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)   # mkstemp makes the file private; give it the mode a plain open() would
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError): os.unlink(tmp)
-        raise
-
-# %% ../nbs/19_orchestrator.ipynb #1623bee2
-def _read_jsonl(path:Path) -> list[dict]:
-    "The complete lines of a JSON Lines file; a last line cut short by a kill is ignored."
-    if not path.exists(): return []
-    out = []
-    for line in path.read_text().split('\n'):
-        if not line.strip(): continue
-        try: out.append(json.loads(line))
-        except json.JSONDecodeError: break
-    return out
-
-def _append_jsonl(path:Path, record:dict):
-    "Append one JSON line, cutting away a partial last line first; flushed and fsynced before returning."
-    line = json.dumps(record, default=_json_default, allow_nan=False) + '\n'
-    with open(path, 'a+b') as f:
-        f.seek(0, os.SEEK_END)
-        size = f.tell()
-        if size:
-            f.seek(0); data = f.read()
-            keep = data.rfind(b'\n') + 1
-            if keep != size: f.truncate(keep)
-        f.write(line.encode()); f.flush(); os.fsync(f.fileno())
-
-def _json_default(o):
-    if hasattr(o, 'to_dict'): return o.to_dict()
-    if dataclasses.is_dataclass(o): return dataclasses.asdict(o)
-    if isinstance(o, Path): return str(o)
-    if isinstance(o, (set, tuple)): return list(o)
-    return str(o)
-
-def _finite(x):
-    "Replace inf/nan (not valid JSON) by None, recursively."
-    if isinstance(x, float) and not math.isfinite(x): return None
-    if isinstance(x, dict): return {k: _finite(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)): return [_finite(v) for v in x]
-    return x
-
-# %% ../nbs/19_orchestrator.ipynb #bd6214bf
-class RunLedger:
-    "The files of one optimization run: run.json, attempts.jsonl, rounds.jsonl, kernels/, prompts/ and best.py."
-    def __init__(self, work_dir:str|Path):
-        self.dir = Path(work_dir)
-        self.run_path, self.attempts_path, self.rounds_path = (self.dir/n for n in ('run.json', 'attempts.jsonl', 'rounds.jsonl'))
-        self.kernels_dir, self.prompts_dir, self.best_path = self.dir/'kernels', self.dir/'prompts', self.dir/'best.py'
-
-    def __repr__(self): return f"RunLedger('{self.dir}')"
-    def exists(self) -> bool: return self.run_path.exists()
-
-    def create(self):
-        "Make the folders and prove they can be written; raise `LedgerError` if not."
-        try:
-            for d in (self.dir, self.kernels_dir, self.prompts_dir): d.mkdir(parents=True, exist_ok=True)
-            probe = self.dir/'.write_test'
-            probe.write_text('ok'); probe.unlink()
-        except OSError as e:
-            raise LedgerError(f"cannot write the run folder {self.dir}: {e.strerror or e}; choose another folder with --out") from e
-        return self
-
-    def write_run(self, info:dict): atomic_write_text(self.run_path, json.dumps(_finite(info), indent=1, default=_json_default) + '\n')
-    def read_run(self) -> dict:
-        try: return json.loads(self.run_path.read_text())
-        except (OSError, json.JSONDecodeError) as e:
-            raise LedgerError(f"cannot read {self.run_path}: {e}; is {self.dir} a kernelopt run folder?") from e
-
-    def save_kernel(self, code:str) -> str:
-        "Store a candidate's source under its hash; return its path relative to the run folder."
-        rel = f'kernels/{code_sha256(code)[:16]}.py'
-        if not (self.dir/rel).exists(): atomic_write_text(self.dir/rel, code)
-        return rel
-
-    def save_text(self, name:str, text:str) -> str:
-        "Store a prompt or a reply as prompts/NAME; return its relative path."
-        atomic_write_text(self.prompts_dir/name, text)
-        return f'prompts/{name}'
-
-    def read_text(self, rel:str) -> str: return (self.dir/rel).read_text()
-    def set_best(self, code:str): atomic_write_text(self.best_path, code)
-    def append_attempt(self, record:dict): _append_jsonl(self.attempts_path, _finite(record))
-    def append_round(self, record:dict): _append_jsonl(self.rounds_path, _finite(record))
-    def attempts(self) -> list[dict]: return _read_jsonl(self.attempts_path)
-    def rounds(self) -> list[dict]: return _read_jsonl(self.rounds_path)
-
-# %% ../nbs/19_orchestrator.ipynb #186eb466
-def run_usage(records:list[dict]) -> dict:
-    "Provider calls, input and output tokens and cost (None without prices) over ledger records."
-    cost = [r['cost_usd'] for r in records if r.get('cost_usd') is not None]
-    return {'provider_calls': sum(r.get('provider_calls', 0) for r in records),
-            'input_tokens': sum((r.get('tokens') or {}).get('input', 0) for r in records),
-            'output_tokens': sum((r.get('tokens') or {}).get('output', 0) for r in records),
-            'cost_usd': sum(cost) if cost else None}
+__all__ = ['decide', 'roofline_stop', 'OptimizationResult', 'RunState', 'KernelVerifier', 'verification_status',
+           'OptimizationOrchestrator']
 
 # %% ../nbs/19_orchestrator.ipynb #051e3e9e
+def _decided(d:Decision, outcome:str, reason:str) -> Decision:
+    d.outcome, d.reason = outcome, reason
+    return d
+
 def decide(
     candidate:dict,                      # the candidate's timing: `median_ms` and `iqr_ms`
     best:dict,                           # the current best's timing, measured the same way
     divergence_threshold_pct:float=50.0, # slower than the best by more than this: egregious
-)->str:                                  # "accepted", "not_faster", "slower" or "egregious"
-    "Whether a verified candidate beats the current best beyond the noise of both measurements."
-    c, b = candidate['median_ms'], best['median_ms']
-    noise = max(candidate.get('iqr_ms') or 0.0, best.get('iqr_ms') or 0.0)
-    if b - c > noise: return 'accepted'
-    if (c - b) / b * 100 > divergence_threshold_pct: return 'egregious'
-    return 'slower' if c - b > noise else 'not_faster'
+    pairs:list|None=None,                # [best_ms, candidate_ms] medians of interleaved timings, the first one included
+)->Decision:                             # outcome "accepted", "not_faster", "slower" or "egregious", with its evidence
+    "Whether a verified candidate beats the current best: beyond the noise of one timing each, or in every interleaved pair."
+    c, b, ci, bi = candidate['median_ms'], best['median_ms'], candidate.get('iqr_ms'), best.get('iqr_ms')
+    noise, gain = max(ci or 0.0, bi or 0.0), (best['median_ms'] - candidate['median_ms']) / best['median_ms'] * 100
+    d, iqr = Decision('', 'iqr', c, ci, b, bi, gain, noise), f"IQR {noise:.3g} ms"
+    if b - c > noise: return _decided(d, 'accepted', f"faster by {gain:.0f}%, beyond the noise ({iqr})")
+    if -gain > divergence_threshold_pct: return _decided(d, 'egregious', f"slower by {-gain:.0f}%, more than {divergence_threshold_pct:g}%")
+    if c - b > noise: return _decided(d, 'slower', f"slower by {-gain:.0f}%, beyond the noise ({iqr})")
+    if gain <= 0: return _decided(d, 'not_faster', f"slower by {-gain:.0f}%, within the noise ({iqr})")
+    if not pairs: return _decided(d, 'not_faster', f"faster by {gain:.0f}% but within the noise ({iqr})")
+    gains = [(pb - pc) / pb * 100 for pb, pc in pairs]
+    d.rule, d.pairs, d.wins, d.paired_gain_pct = 'interleaved', [list(p) for p in pairs], sum(g > 0 for g in gains), statistics.median(gains)
+    seen = f"re-timed interleaved, faster in {d.wins} of {len(pairs)} pairs (median gain {d.paired_gain_pct:.0f}%)"
+    if d.wins == len(pairs): return _decided(d, 'accepted', f"faster by {gain:.0f}%, within the noise ({iqr}) but {seen}")
+    return _decided(d, 'not_faster', f"faster by {gain:.0f}% but within the noise ({iqr}); {seen}")
 
-# %% ../nbs/19_orchestrator.ipynb #91cfbfa7
-def _version(mod:str) -> str|None:
-    try: return __import__(mod).__version__
-    except Exception: return None
-
-def environment_info(
-    device:str,  # "cpu", "cuda" or "cuda:N"
-)->dict:
-    "Python, torch, Triton, CUDA, GPU and kernelopt versions, and whether Triton runs in its interpreter."
-    import torch
-    info = dict(python=platform.python_version(), platform=platform.platform(), torch=torch.__version__,
-                triton=_version('triton'), kernelopt=_version('kernelopt'), cuda=torch.version.cuda,
-                device=device, triton_interpret=os.environ.get('TRITON_INTERPRET') == '1',
-                cuda_driver=None, gpu=None, cpu=platform.processor() or platform.machine())
-    if device.startswith('cuda') and torch.cuda.is_available():
-        info['gpu'] = torch.cuda.get_device_name(torch.device(device))
-        with contextlib.suppress(Exception):
-            import subprocess
-            info['cuda_driver'] = subprocess.run(['nvidia-smi', '--query-gpu=driver_version', '--format=csv,noheader'],
-                                                 capture_output=True, text=True, timeout=10).stdout.split('\n')[0].strip() or None
-    return info
+# %% ../nbs/19_orchestrator.ipynb #7f3a1c20
+def roofline_stop(
+    stop:bool,               # what `RooflineAnalyzer.should_stop` said
+    why:str,                 # and why
+    at_roofline:bool,        # whether the verdict was "at the roofline" (not "converged")
+    floor_pct:float|None,    # analytic floor time / measured time * 100; None where FLOPs or bytes are unknown
+    min_floor_pct:float=50.0,# the least floor_pct that confirms "at the roofline"
+)->tuple[bool, str, str|None]: # (stop?, why it stops, why it goes on despite the SOL rule)
+    "Stop for the roofline only when the SOL rule says so and the measured time is close enough to the analytic floor."
+    if not (stop and at_roofline) or floor_pct is None or floor_pct >= min_floor_pct: return stop, why, None
+    return False, '', (f"the SOL rule says {why}, but the time is {floor_pct:.0f}% of the analytic floor (< {min_floor_pct:g}%): "
+                       "the kernel moves or computes more than the problem needs (cache-bound or redundant work); going on")
 
 # %% ../nbs/19_orchestrator.ipynb #e6dba1fd
 @dataclass
 class OptimizationResult:
     "What an optimization run found; `work_dir` holds the full record."
     work_dir:str                    # the run folder
-    status:str                      # "completed" or "error"
+    status:str                      # "completed", "failed", "error" or "interrupted"
     stop_reason:str                 # why the loop ended
     start_median_ms:float|None      # the starting kernel's median time
     best_median_ms:float|None       # the best kernel's median time (as measured when it was accepted)
@@ -181,11 +74,152 @@ class OptimizationResult:
     usage:dict                      # provider calls, tokens and cost
     warnings:list = field(default_factory=list)  # what the run could not do (no ncu, timings on a CPU...)
 
-    def to_dict(self) -> dict: return asdict(self)
+    def to_dict(self) -> dict: return finite_json(asdict(self))
+
+# %% ../nbs/19_orchestrator.ipynb #2b8e6f14
+@dataclass
+class RunState:
+    "What the loop carries from step to step; made by `start` or `resume`, and everything in it is in the run folder."
+    ledger:RunLedger                # the run folder, locked by this process
+    run:dict                        # run.json's content
+    flops:float|None                # the problem's analytic FLOPs per call (None where unknown)
+    bytes:float|None                # its compulsory bytes per call
+    peaks:object                    # `HardwarePeaks`: the roofs
+    analyzer:object                 # `RooflineAnalyzer`, its history restored on resume
+    warnings:list = field(default_factory=list)  # what the run could not do
+    start:Attempt|None = None       # the starting kernel's record, once verified and timed
+
+    @property
+    def baselines(self) -> dict: return self.run['context']['baselines']
+    def best(self) -> Attempt:
+        "The last accepted candidate, else the starting kernel."
+        return next(a for a in reversed(self.ledger.attempts()) if a.status in ('accepted', 'start'))
+
+# %% ../nbs/19_orchestrator.ipynb #46ab3e2c
+class KernelVerifier:
+    "The real verifier (`kernelopt.verify`) with one run's settings."
+    def __init__(self, device:str, trials:int=5, extra_shapes=(), allowed_ops=(), allow_tf32:bool=False, timeout_s:float=300):
+        self.kwargs = dict(device=device, trials=trials, extra_shapes=tuple(extra_shapes), allowed_ops=tuple(allowed_ops),
+                           allow_tf32=allow_tf32, timeout_s=timeout_s)
+
+    def verify(self, problem, code:str, work_dir:Path):
+        "Verify `code` (written to work_dir) in a worker process; a file that does not load is a failed result, not an exception."
+        from kernelopt.verify import verify_with_refinement
+        return verify_with_refinement(problem, code, None, max_attempts=1, work_dir=work_dir, **self.kwargs).result
+
+def verification_status(v) -> str:
+    "passed, failed, crashed, timeout or rejected_static: `VerificationResult.status`."
+    if getattr(v, 'status', None): return v.status
+    # TODO(lead): drop once VerificationResult.status is merged (issue 13 §3); until then the `runs` check tells
+    runs = (v.checks.get('runs') or {}).get('detail', '') if (v.checks.get('runs') or {}).get('passed') is False else ''
+    return 'passed' if v.passed else 'timeout' if 'did not finish within' in runs else 'crashed' if 'crashed' in runs else 'failed'
+
+_ATTEMPT_STATUS = {'failed': 'rejected', 'rejected_static': 'rejected', 'crashed': 'crashed', 'timeout': 'timeout'}
+
+def _verification(v) -> dict:
+    "The ledger's summary of a `VerificationResult`: status, passed, the reasons, and each check's outcome."
+    return dict(status=verification_status(v), passed=bool(v.passed), reasons=list(v.reasons),
+                checks={k: c.get('passed') if isinstance(c, dict) else c for k, c in (v.checks or {}).items()},
+                rel_err=getattr(v, 'rel_err', None), max_abs_err=getattr(v, 'max_abs_err', None), trials=getattr(v, 'trials', None))
+
+def _timing(stats) -> dict|None:
+    "The ledger's timing record of a `TimingStats` (or its dict): every field, the samples included."
+    if stats is None: return None
+    return stats.to_dict() if hasattr(stats, 'to_dict') else dict(stats)
+
+# %% ../nbs/19_orchestrator.ipynb #69b53c2f
+def _analytic_verdict(point, config):
+    "A `RooflineResult` from an analytic roofline point, for runs without Nsight Compute."
+    from kernelopt.roofline import RooflineResult
+    eff = point.pct_of_roof
+    return RooflineResult(compute_sol_pct=None, memory_sol_pct=None, efficiency_pct=eff,
+                          headroom_pct=None if eff is None else max(0.0, 100 - eff),
+                          at_roofline=eff is not None and eff >= config.threshold_pct,
+                          bottleneck=point.bound if point.bound in ('memory', 'compute') else 'unknown', uses_tensor_cores=None,
+                          warnings=['no Nsight Compute metrics: efficiency is the analytic roofline floor time over the measured time'])
+
+def _main_kernel(metrics_by_kernel:dict) -> tuple[str, dict]:
+    "The kernel that takes the longest, and its metrics."
+    from kernelopt.metric_schema import DURATION
+    return max(metrics_by_kernel.items(), key=lambda kv: kv[1].get(DURATION) or 0)
+
+def _default_profiler(device:str, timeout_s:float) -> tuple[object|None, str|None]:
+    "Nsight Compute where it can run here, else None and why not."
+    if not device.startswith('cuda'): return None, "no GPU: Triton runs in its interpreter and timings do not represent GPU performance"
+    import torch
+    from kernelopt.ncu import ncu_available, NCUProfiler
+    if not torch.cuda.is_available(): return None, "no CUDA device visible"
+    if not ncu_available(): return None, "ncu not found"
+    return NCUProfiler(timeout_s=timeout_s), None
+
+# %% ../nbs/19_orchestrator.ipynb #9f031e6f
+@dataclass
+class _Spend:
+    "Provider calls made for one ledger record."
+    calls:int = 0
+    input_tokens:int = 0
+    output_tokens:int = 0
+    prompt_paths:list = field(default_factory=list)
+    response_paths:list = field(default_factory=list)
+
+    def fields(self, usage) -> dict:
+        "The ledger fields: provider_calls, tokens, cost_usd (None without prices), prompt and response paths."
+        pin, pout = getattr(usage, 'input_usd_per_mtok', None), getattr(usage, 'output_usd_per_mtok', None)
+        cost = None if pin is None or pout is None else (self.input_tokens * pin + self.output_tokens * pout) / 1e6
+        return dict(provider_calls=self.calls, tokens={'input': self.input_tokens, 'output': self.output_tokens},
+                    cost_usd=cost, prompt_paths=self.prompt_paths, response_paths=self.response_paths)
+
+def _ask(provider, ledger:RunLedger, messages:list[dict], name:str, spend:_Spend, response_format=None):
+    "One provider call, saved under prompts/NAME.*.md and counted into `spend`."
+    spend.prompt_paths.append(ledger.save_text(f'{name}.prompt.md', '\n\n'.join(f"## {m['role']}\n\n{m['content']}" for m in messages)))
+    resp = provider.complete(messages, response_format=response_format)
+    spend.calls += 1; spend.input_tokens += resp.input_tokens; spend.output_tokens += resp.output_tokens
+    spend.response_paths.append(ledger.save_text(f'{name}.response.md', resp.text))
+    return resp
+
+def _skip_provider_calls(provider, n:int):
+    "Skip the first n replies of a replayed transcript (live providers have nothing to skip)."
+    if n <= 0 or not hasattr(provider, 'skip'): return
+    try: provider.skip(n)
+    except ValueError as e:
+        raise LedgerError(f"the ledger records {n} provider calls, more than the transcript holds ({e}): "
+                          "is it the transcript this run was started with?") from None
+
+# %% ../nbs/19_orchestrator.ipynb #9450bcf3
+class _NoFix(Exception):
+    "The model's reply to a fix request held no usable code."
+
+def _change_of(text:str, code:str) -> str:
+    "What a candidate changes, in the model's words: the prose before its code, else its docstring's first sentence."
+    before = text.split('```', 1)[0].strip()
+    if not before:
+        m = re.match(r'\s*(?:"""|\'\'\')(.*?)(?:"""|\'\'\')', code, re.S)
+        before = m.group(1).strip() if m else ''
+    return ' '.join(before.split())[:300]
+
+def _sibling_note(r:int, k:int) -> list[str]:
+    "The extra constraint for candidate k of round r when earlier candidates of the round aimed at the same bottleneck."
+    if k < 2: return []
+    ids = ', '.join(f"r{r:02d}c{j}" for j in range(k % 2, k, 2))
+    return [f"Candidates {ids} of this round already target this bottleneck (see the earlier attempts): take a different approach, "
+            f"starting from proposed optimization {k // 2 + 1} if there is one, and do not resubmit their kernels."]
 
 # %% ../nbs/19_orchestrator.ipynb #e2cca4b3
 _HISTORY_KEYS = ('round', 'index', 'status', 'change', 'median_ms', 'speedup_vs_best', 'error')
+_RESUME_KEYS = ('problem_sha256', 'overrides', 'kernel_sha256', 'device', 'candidates_per_round')
 
+def _check_numbers(**kw):
+    "One ValueError naming the first number out of its range."
+    rules = dict(rounds=(1, "at least 1"), candidates_per_round=(1, "at least 1"), max_refinements=(0, "0 or more"),
+                 warmup=(0, "0 or more"), trials=(1, "at least 1"), retime_pairs=(0, "0 or more"))
+    for k, (lo, want) in rules.items():
+        if not isinstance(kw[k], int) or kw[k] < lo: raise ValueError(f"{k}={kw[k]!r}: expected an integer, {want}")
+    for k in ('timeout_s', 'divergence_threshold_pct'):
+        if not kw[k] > 0: raise ValueError(f"{k}={kw[k]!r}: expected a positive number")
+    if not 0 <= kw['min_floor_pct'] <= 100: raise ValueError(f"min_floor_pct={kw['min_floor_pct']!r}: expected 0 to 100")
+    if kw['budget'] is not None and not kw['budget'] > 0: raise ValueError(f"budget={kw['budget']!r}: expected a positive amount of USD")
+
+# %% ../nbs/19_orchestrator.ipynb #4c1e9a02
 class OptimizationOrchestrator:
     "The optimization loop: profile, diagnose, generate, verify, time and keep the best, recorded in a resumable ledger."
     def __init__(self,
@@ -210,32 +244,46 @@ class OptimizationOrchestrator:
         verify_trials:int=5,                # trials with fresh inputs the verifier runs (at least 5)
         timeout_s:float=300,                # per isolated verification or timing run
         allow_tf32:bool=False,              # allow TF32 in fp32 problems (reference and candidates alike)
-        progress:Callable|None=None,        # called as progress(stage, round, index) at each step; stage "done" when a candidate is recorded
+        retime_pairs:int=3,                 # interleaved re-timings of best and candidate when one timing each cannot tell (0: never)
+        min_floor_pct:float=50.0,           # stop "at the roofline" only at this % of the analytic floor or closer
+        progress:Callable|None=None,        # called as progress(stage, round, index); stage "done" when a candidate is recorded
+        benchmark=None,                     # times kernels: default `kernelopt.benchmark.Benchmark` with the settings above
+        verifier=None,                      # verifies kernels: default `KernelVerifier` with the settings above
+        profiler=None,                      # Nsight Compute: default `NCUProfiler` where ncu can run; False for none
+        peaks=None,                         # `HardwarePeaks`: default the datasheet of a known GPU, else measured
     ):
         from kernelopt.problem import load_problem, load_candidate, Problem, Candidate
         from kernelopt.roofline import RooflineConfig
-        self.problem = problem if isinstance(problem, Problem) and not overrides else load_problem(getattr(problem, 'path', problem), overrides)
-        self.kernel = kernel if isinstance(kernel, Candidate) else load_candidate(kernel)
-        if rounds < 0 or candidates_per_round < 1 or max_refinements < 0:
-            raise ValueError(f"rounds={rounds}, candidates_per_round={candidates_per_round}, max_refinements={max_refinements}: "
-                             "expected rounds >= 0, candidates_per_round >= 1 and max_refinements >= 0")
         from kernelopt.verify import MIN_TRIALS
+        _check_numbers(rounds=rounds, candidates_per_round=candidates_per_round, max_refinements=max_refinements, warmup=warmup,
+                       trials=trials, retime_pairs=retime_pairs, timeout_s=timeout_s, budget=budget,
+                       divergence_threshold_pct=divergence_threshold_pct, min_floor_pct=min_floor_pct)
         if verify_trials < MIN_TRIALS: raise ValueError(f"verify_trials={verify_trials}: the verifier needs at least {MIN_TRIALS}")
         if str(device).split(':')[0] not in ('cpu', 'cuda'): raise ValueError(f"unknown device {device!r}; expected 'cpu', 'cuda' or 'cuda:N'")
+        self.problem = problem if isinstance(problem, Problem) and not overrides else load_problem(getattr(problem, 'path', problem), overrides)
+        self.kernel = kernel if isinstance(kernel, Candidate) else load_candidate(kernel)
         self.device, self.rounds, self.candidates_per_round = str(device), rounds, candidates_per_round
         self.extra_shapes, self.allowed_ops = tuple(extra_shapes), tuple(allowed_ops)
         # On a CPU the interpreter's roofline efficiency is a tiny number that means nothing, so "converged" would be noise:
         # without a config of its own, a CPU run stops on its round count only.
-        self.roofline_config = roofline_config or (RooflineConfig() if str(device).startswith('cuda') else RooflineConfig(min_improvement_pct=0.0))
-        self.divergence_threshold_pct, self.max_refinements = divergence_threshold_pct, max_refinements
-        self.resume, self.compile_baseline, self.allow_tf32 = resume, compile_baseline, allow_tf32
+        self.roofline_config = roofline_config or (RooflineConfig() if self.device.startswith('cuda') else RooflineConfig(min_improvement_pct=0.0))
+        self.divergence_threshold_pct, self.max_refinements, self.retime_pairs = divergence_threshold_pct, max_refinements, retime_pairs
+        self.resume_run, self.compile_baseline, self.allow_tf32, self.min_floor_pct = resume, compile_baseline, allow_tf32, min_floor_pct
         self.warmup, self.trials, self.verify_trials, self.timeout_s = warmup, trials, verify_trials, timeout_s
         self.progress = progress or (lambda stage, round, index: None)
         self.ledger = RunLedger(work_dir).create()
         if self.ledger.exists() and not resume:
             raise LedgerError(f"{self.ledger.dir} already holds a run; resume it (resume=True, --resume) or choose another folder (--out)")
         self.provider = self._make_provider(provider, budget)
-        self.warnings:list[str] = []
+        if hasattr(self.provider, 'check_settings'): self.provider.check_settings(self.settings())
+        self._benchmark, self._peaks = benchmark, peaks
+        self.verifier = verifier or KernelVerifier(self.device, verify_trials, self.extra_shapes, self.allowed_ops, allow_tf32, timeout_s)
+        self._profiler = profiler
+        self.state:RunState|None = None
+
+    def settings(self) -> dict:
+        "The settings that decide which provider call is which: a replayed transcript must have been recorded with the same."
+        return dict(rounds=self.rounds, candidates_per_round=self.candidates_per_round, max_refinements=self.max_refinements)
 
     def _make_provider(self, provider, budget):
         if isinstance(provider, str):
@@ -249,501 +297,383 @@ class OptimizationOrchestrator:
             usage.max_cost_usd = float(budget)
         return provider
 
+    @property
+    def benchmark(self):
+        "The benchmark all timings of this run go through (the real one is made on first use)."
+        if self._benchmark is None:
+            from kernelopt.benchmark import Benchmark
+            # every kernel that reaches the benchmark has just passed the verifier, so the benchmark's own check is the quick one;
+            # the answers of the timed calls are still checked, and the physical floor still applies
+            self._benchmark = Benchmark(self.ledger.dir/'bench', device=self.device, timeout_s=self.timeout_s, warmup=self.warmup,
+                                        trials=self.trials, allow_tf32=self.allow_tf32, check='plain')
+        return self._benchmark
+
     def __repr__(self):
         return (f"OptimizationOrchestrator({self.problem.name}, {Path(self.kernel.path).name}, device={self.device!r}, "
                 f"rounds={self.rounds}, candidates_per_round={self.candidates_per_round}, work_dir='{self.ledger.dir}')")
 
-# %% ../nbs/19_orchestrator.ipynb #9f031e6f
-@dataclass
-class _Spend:
-    "Provider calls made for one ledger record."
-    calls:int = 0
-    input_tokens:int = 0
-    output_tokens:int = 0
-    prompt_paths:list = field(default_factory=list)
-    response_paths:list = field(default_factory=list)
+    def start(self) -> RunState:
+        "Begin a new run: lock the folder, write run.json, measure the roofs and the problem's FLOPs and bytes."
+        return _begin(self)
 
-    def fields(self, usage) -> dict:
-        "The ledger fields: provider_calls, tokens, cost_usd (None without prices), prompt and response paths."
-        pin, pout = getattr(usage, 'input_usd_per_mtok', None), getattr(usage, 'output_usd_per_mtok', None)
-        cost = None if pin is None or pout is None else (self.input_tokens * pin + self.output_tokens * pout) / 1e6
-        return dict(provider_calls=self.calls, tokens={'input': self.input_tokens, 'output': self.output_tokens},
-                    cost_usd=cost, prompt_paths=self.prompt_paths, response_paths=self.response_paths)
+    def resume(self) -> RunState:
+        "Continue the run in the folder: lock it, check it is this run, skip the provider calls it made, rebuild best.py."
+        return _restore(self)
 
-@patch
-def _ask(self:OptimizationOrchestrator, messages:list[dict], name:str, spend:_Spend, response_format=None):
-    "One provider call, saved under prompts/NAME.*.md and counted into `spend`."
-    spend.prompt_paths.append(self.ledger.save_text(f'{name}.prompt.md', '\n\n'.join(f"## {m['role']}\n\n{m['content']}" for m in messages)))
-    resp = self.provider.complete(messages, response_format=response_format)
-    spend.calls += 1; spend.input_tokens += resp.input_tokens; spend.output_tokens += resp.output_tokens
-    spend.response_paths.append(self.ledger.save_text(f'{name}.response.md', resp.text))
-    return resp
+    def run(self) -> OptimizationResult:
+        "Run (or resume) the loop; every step is recorded in the ledger as it happens, and the folder stays locked until it ends."
+        return _run(self)
 
-# %% ../nbs/19_orchestrator.ipynb #46ab3e2c
-def _timing(stats) -> dict|None:
-    "The ledger's timing record of a `TimingStats` (or its dict): every field, the samples included."
-    if stats is None: return None
-    return stats.to_dict() if hasattr(stats, 'to_dict') else dict(stats)
+# %% ../nbs/19_orchestrator.ipynb #3f422977
+class _Stop(Exception):
+    "Ends the loop: status ('completed', 'failed' or 'error') and the reason."
+    def __init__(self, status:str, reason:str): super().__init__(reason); self.status, self.reason = status, reason
 
-@patch
-def _verify_kwargs(self:OptimizationOrchestrator) -> dict:
-    return dict(device=self.device, trials=self.verify_trials, extra_shapes=self.extra_shapes, allowed_ops=self.allowed_ops,
-                allow_tf32=self.allow_tf32, timeout_s=self.timeout_s)
+def _config(o:OptimizationOrchestrator) -> dict:
+    p = o.problem
+    return dict(problem=str(p.path), problem_sha256=code_sha256(p.source), overrides=p.overrides, sizes=p.sizes,
+                kernel=str(o.kernel.path), kernel_sha256=code_sha256(o.kernel.source), device=o.device,
+                rounds=o.rounds, candidates_per_round=o.candidates_per_round, extra_shapes=list(o.extra_shapes),
+                allowed_ops=list(o.allowed_ops), roofline_config=asdict(o.roofline_config),
+                divergence_threshold_pct=o.divergence_threshold_pct, max_refinements=o.max_refinements,
+                budget_usd=getattr(o.provider.usage, 'max_cost_usd', None), compile_baseline=o.compile_baseline,
+                warmup=o.warmup, trials=o.trials, verify_trials=o.verify_trials, timeout_s=o.timeout_s, allow_tf32=o.allow_tf32,
+                retime_pairs=o.retime_pairs, min_floor_pct=o.min_floor_pct, provider=repr(o.provider), model=getattr(o.provider, 'model', None))
 
-@patch(as_prop=True)
-def bench(self:OptimizationOrchestrator):
-    "The `Benchmark` all timings of this run go through (created on first use)."
-    if getattr(self, '_bench', None) is None:
-        from kernelopt.benchmark import Benchmark
-        # every kernel that reaches the benchmark has just passed verify_with_refinement, so the benchmark's own check is the
-        # quick one; the answers of the timed calls are still checked, and the physical floor still applies
-        self._bench = Benchmark(self.ledger.dir/'bench', device=self.device, timeout_s=self.timeout_s, warmup=self.warmup,
-                                trials=self.trials, allow_tf32=self.allow_tf32, check='plain')
-    return self._bench
-
-@patch
-def _time_code(self:OptimizationOrchestrator, code_path:str):
-    "Time a kernel saved in the run folder; returns a `BenchmarkResult`."
-    from kernelopt.problem import load_candidate
-    return self.bench.benchmark_kernel(load_candidate(self.ledger.dir/code_path), self.problem)
-
-# %% ../nbs/19_orchestrator.ipynb #69b53c2f
-@patch
-def _ncu_ok(self:OptimizationOrchestrator) -> bool:
-    "Whether Nsight Compute can profile here; warns once when it cannot."
-    if getattr(self, '_ncu_checked', None) is None:
-        import torch
-        from kernelopt.ncu import ncu_available
-        why = ("no GPU: Triton runs in its interpreter and timings do not represent GPU performance" if not self.device.startswith('cuda')
-               else "no CUDA device visible" if not torch.cuda.is_available() else None if ncu_available() else "ncu not found")
-        if why:
-            msg = f"profiling with timings and the analytic roofline only ({why})"
-            warnings.warn(msg); self.warnings.append(msg)
-        self._ncu_checked = why is None
-    return self._ncu_checked
-
-@patch
-def _peaks(self:OptimizationOrchestrator):
-    "The roofs: datasheet of a known GPU, else measured on this device."
+def _peaks_for(o:OptimizationOrchestrator, st:RunState):
+    "The roofs: the ones given, else the datasheet of a known GPU, else measured on this device."
     from kernelopt.roofline import HardwarePeaks, measure_peaks
-    if self.device.startswith('cuda'):
+    if o._peaks is not None: return o._peaks
+    if o.device.startswith('cuda'):
         from kernelopt.gpu_specs import get_gpu_specs, UnknownGPUError
-        try: return HardwarePeaks.from_spec(get_gpu_specs(), self.problem.dtype)
+        try: return HardwarePeaks.from_spec(get_gpu_specs(), o.problem.dtype)
         except (UnknownGPUError, ValueError) as e:
-            self.warnings.append(f"datasheet peaks unavailable ({e}); measuring them"); return measure_peaks(self.device, self.problem.dtype)
+            st.warnings.append(f"datasheet peaks unavailable ({e}); measuring them"); return measure_peaks(o.device, o.problem.dtype)
     return measure_peaks('cpu', matmul_size=256, bandwidth_mb=16, warmup=1, steps=3)
 
-def _analytic_verdict(point, config):
-    "A `RooflineResult` from an analytic roofline point, for runs without Nsight Compute."
-    from kernelopt.roofline import RooflineResult
-    eff = point.pct_of_roof
-    return RooflineResult(compute_sol_pct=None, memory_sol_pct=None, efficiency_pct=eff,
-                          headroom_pct=None if eff is None else max(0.0, 100 - eff),
-                          at_roofline=eff is not None and eff >= config.threshold_pct,
-                          bottleneck=point.bound if point.bound in ('memory', 'compute') else 'unknown', uses_tensor_cores=None,
-                          warnings=['no Nsight Compute metrics: efficiency is the analytic roofline floor time over the measured time'])
+def _use_profiler(o:OptimizationOrchestrator, st:RunState):
+    "The profiler given, else Nsight Compute where it can run; says once when there is none."
+    o.profiler, why = (None, "no profiler") if o._profiler is False else (o._profiler, None) if o._profiler else _default_profiler(o.device, o.timeout_s)
+    if why:
+        msg = f"profiling with timings and the analytic roofline only ({why})"
+        warnings.warn(msg); st.warnings.append(msg)
+
+def _locked(fn):
+    "Run fn with the ledger locked; unlock if it fails."
+    def inner(o):
+        o.ledger.lock()
+        try: o.state = fn(o); return o.state
+        except BaseException: o.ledger.unlock(); raise
+    return inner
+
+@_locked
+def _begin(o:OptimizationOrchestrator) -> RunState:
+    from kernelopt.flops import problem_flops_bytes
+    from kernelopt.roofline import RooflineAnalyzer
+    if o.ledger.exists(): raise LedgerError(f"{o.ledger.dir} already holds a run; resume it (resume=True, --resume) or choose another folder (--out)")
+    o.progress('prepare', 0, 0)
+    st = RunState(o.ledger, {}, None, None, None, RooflineAnalyzer(o.roofline_config))
+    _use_profiler(o, st)
+    st.peaks = _peaks_for(o, st)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        st.flops, st.bytes = problem_flops_bytes(o.problem, o.device)
+    st.warnings += [str(x.message) for x in w]
+    st.run = dict(kernelopt_run=1, created_at=utc_now(), config=_config(o), environment=environment_info(o.device),
+                  context=dict(flops=st.flops, bytes=st.bytes, peaks=st.peaks.to_dict(), baselines={}), state=dict(status='running'))
+    o.ledger.write_run(st.run)
+    return st
+
+@_locked
+def _restore(o:OptimizationOrchestrator) -> RunState:
+    from kernelopt.llm import LLMResponse
+    from kernelopt.roofline import RooflineAnalyzer, RooflineResult, HardwarePeaks
+    run = o.ledger.read_run()
+    now, was = _config(o), run.get('config', {})
+    diff = [k for k in _RESUME_KEYS if now[k] != was.get(k)]
+    if diff: raise LedgerError(f"{o.ledger.dir} holds a different run ({', '.join(diff)} differ); choose another folder (--out) to start a new one")
+    rounds, atts = o.ledger.rounds(), o.ledger.attempts()   # a damaged line raises LedgerError here, naming it
+    _skip_provider_calls(o.provider, sum(x.provider_calls for x in rounds + atts))
+    for x in rounds + atts:
+        if x.provider_calls: o.provider.usage.record(LLMResponse('', x.tokens.get('input', 0), x.tokens.get('output', 0), 'ledger', 0.0))
+    ctx = run['context']
+    st = RunState(o.ledger, run, ctx['flops'], ctx['bytes'], HardwarePeaks(**ctx['peaks']), RooflineAnalyzer(o.roofline_config))
+    st.analyzer.history[:] = [RooflineResult(**x.roofline) for x in rounds if x.roofline]
+    _use_profiler(o, st)
+    best = next((a for a in reversed(atts) if a.status in ('accepted', 'start')), None)
+    if best: o.ledger.set_best(o.ledger.read_text(best.code_path))
+    run['config'].update(rounds=o.rounds)
+    run['state'] = dict(status='running', resumed_at=utc_now())
+    o.ledger.write_run(run)
+    return st
+
+# %% ../nbs/19_orchestrator.ipynb #94c642ee
+def _measure_baselines(o:OptimizationOrchestrator, st:RunState):
+    "Time the reference under PyTorch eager (and torch.compile when asked); kept in run.json."
+    for name in ('eager', 'compile') if o.compile_baseline else ('eager',):
+        o.progress(f'baseline {name}', 0, 0)
+        r = o.benchmark.benchmark_pytorch(o.problem, name)
+        if r.status != 'ok': raise _Stop('error', f"the PyTorch {name} reference could not be timed ({r.status}): {r.message}")
+        st.baselines[name] = _timing(r.stats)
+    o.ledger.write_run(st.run)
+
+def _set(rec, **kw):
+    for k, v in kw.items(): setattr(rec, k, v)
+    return rec
+
+def _time(o:OptimizationOrchestrator, code_path:str):
+    "Time a kernel saved in the run folder; returns a `BenchmarkResult`."
+    from kernelopt.problem import load_candidate
+    return o.benchmark.benchmark_kernel(load_candidate(o.ledger.dir/code_path), o.problem)
+
+def _fill_timing(st:RunState, rec:Attempt, bres, best_ms:float|None):
+    "Timing fields: the median and IQR on top for tables, the full `TimingStats` under `timing`, and the speedups."
+    t = _timing(bres.stats)
+    ratio = lambda ms: None if ms is None else ms / t['median_ms']
+    _set(rec, timing=t, median_ms=t['median_ms'], iqr_ms=t['iqr_ms'], speedup_vs_best=ratio(best_ms),
+         speedup_vs_start=ratio(st.start.median_ms if st.start else t['median_ms']),
+         speedup_vs_eager=ratio((st.baselines.get('eager') or {}).get('median_ms')),
+         speedup_vs_compile=ratio((st.baselines.get('compile') or {}).get('median_ms')))
+
+def _start_kernel(o:OptimizationOrchestrator, st:RunState) -> Attempt:
+    "Verify and time the starting kernel: record 0 of the ledger."
+    code, t0 = o.kernel.source, time.perf_counter()
+    rec = Attempt(0, 0, 'r00c0', code_path=o.ledger.save_kernel(code), sha256=code_sha256(code), first_sha256=code_sha256(code),
+                  change='starting kernel', started_at=utc_now())
+    o.progress('verify', 0, 0)
+    v = o.verifier.verify(o.problem, code, o.ledger.dir/'verify'/rec.id)
+    rec.verification = _verification(v)
+    if not v.passed:
+        o.ledger.append_attempt(_set(rec, status=_ATTEMPT_STATUS.get(verification_status(v), 'rejected'), error='; '.join(v.reasons),
+                                     wall_s=time.perf_counter() - t0))
+        raise _Stop('error', "the starting kernel failed verification: " + '; '.join(v.reasons))
+    o.progress('benchmark', 0, 0)
+    b = _time(o, rec.code_path)
+    if b.status != 'ok':
+        o.ledger.append_attempt(_set(rec, status=b.status if b.status in ATTEMPT_STATUSES else 'error', error=b.message, wall_s=time.perf_counter() - t0))
+        raise _Stop('error', f"the starting kernel could not be timed ({b.status}): {b.message}")
+    _fill_timing(st, rec, b, None)
+    _set(rec, **_profile(o, st, rec.id, rec.code_path, rec.median_ms), status='start', wall_s=time.perf_counter() - t0)
+    o.ledger.append_attempt(rec)
+    o.ledger.set_best(code)
+    return rec
 
 # %% ../nbs/19_orchestrator.ipynb #33683e8c
-def _main_kernel(metrics_by_kernel:dict) -> tuple[str, dict]:
-    "The kernel that takes the longest, and its metrics."
-    from kernelopt.metric_schema import DURATION
-    return max(metrics_by_kernel.items(), key=lambda kv: kv[1].get(DURATION) or 0)
-
-@patch
-def _profile(self:OptimizationOrchestrator,
+def _profile(o:OptimizationOrchestrator, st:RunState,
              name:str,                  # label of the point, e.g. "r01c0"
              code_path:str,             # the kernel, relative to the run folder
              median_ms:float,           # its measured median time
              ncu:dict|None=None,        # counters measured earlier (reused: ncu runs once per kernel)
              ncu_kernel:str|None=None,  # the kernel those counters belong to
             ) -> dict:
-    "Roofline point, Speed-of-Light verdict and (with ncu) the counters of one kernel."
+    "Roofline point, floor_pct, Speed-of-Light verdict and (with a profiler) the counters of one kernel."
     from kernelopt.roofline import roofline_point, point_from_ncu
-    ctx = self._context
-    out = dict(source='analytic' if ncu is None else 'ncu', ncu=ncu, ncu_kernel=ncu_kernel)
-    point = roofline_point(name, ctx['flops'], ctx['bytes'], median_ms / 1e3, ctx['peaks'])
-    verdict = _analytic_verdict(point, self.roofline_config)
-    if ncu is not None:
-        verdict = self.analyzer.analyze(ncu)
-        with contextlib.suppress(ValueError): point = point_from_ncu(name, ncu, ctx['peaks'], time_s=median_ms / 1e3)
-    elif self._ncu_ok():
-        from kernelopt.ncu import NCUProfiler, NCUError
+    point = roofline_point(name, st.flops, st.bytes, median_ms / 1e3, st.peaks)
+    floor_pct = point.pct_of_roof
+    if ncu is None and o.profiler is not None:
         try:
-            res = NCUProfiler(timeout_s=self.timeout_s).profile(self.problem, self.ledger.dir/code_path, device=self.device,
-                                                                out_dir=self.ledger.dir/'ncu'/name)
-            kname, metrics = _main_kernel(res.metrics_by_kernel)
-            out.update(source='ncu', ncu=metrics, ncu_kernel=kname)
-            verdict = self.analyzer.analyze(metrics)
-            with contextlib.suppress(ValueError): point = point_from_ncu(name, metrics, ctx['peaks'], time_s=median_ms / 1e3)
-        except NCUError as e:
-            self.warnings.append(f"{name}: ncu failed ({type(e).__name__}: {e}); using the analytic roofline")
-    out.update(point=point.to_dict(), roofline=verdict.to_dict(), sol_pct=verdict.efficiency_pct)
-    return out
-
-# %% ../nbs/19_orchestrator.ipynb #2d395e75
-ATTEMPT_STATUSES = {
-    'start': "the starting kernel, verified and timed",
-    'accepted': "faster than the best by more than the noise: the new best",
-    'not_faster': "verified, but not faster than the best beyond the noise",
-    'slower': "verified, slower than the best",
-    'egregious': "verified, slower than the best by more than divergence_threshold_pct",
-    'rejected': "failed verification, and refinement did not fix it",
-    'no_code': "the model's reply held no usable code",
-    'crashed': "crashed while verified or timed",
-    'timeout': "did not finish within timeout_s",
-    'error': "could not be timed (harness error)",
-    'budget': "the budget ran out while this candidate was being made (done again on resume)",
-    'provider_error': "the provider failed while this candidate was being made (done again on resume)",
-}
-_REDO_STATUSES = ('budget', 'provider_error')   # records a resumed run does again, superseding them
-
-@patch
-def _record(self:OptimizationOrchestrator, round:int, index:int, parent:dict|None, bottleneck=None) -> dict:
-    return dict(round=round, index=index, id=f"r{round:02d}c{index}", parent_id=parent['id'] if parent else None,
-                parent_sha256=parent['sha256'] if parent else None,
-                bottleneck=None if bottleneck is None else dict(category=bottleneck.category, summary=bottleneck.summary),
-                change=None, sha256=None, code_path=None, first_sha256=None, refinements=0, verification=None,
-                timing=None, median_ms=None, iqr_ms=None, speedup_vs_best=None, speedup_vs_start=None,
-                speedup_vs_eager=None, speedup_vs_compile=None, ncu=None, roofline=None, point=None, sol_pct=None,
-                provider_calls=0, tokens={'input': 0, 'output': 0}, cost_usd=None, prompt_paths=[], response_paths=[],
-                status=None, error=None, started_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'),
-                wall_s=None)
-
-def _verification(v) -> dict:
-    "The ledger's summary of a `VerificationResult`: passed, the reasons, and each check's outcome."
-    return dict(passed=v.passed, reasons=list(v.reasons), checks={k: c['passed'] for k, c in v.checks.items()},
-                rel_err=v.rel_err, max_abs_err=v.max_abs_err, trials=v.trials)
-
-def _failure_status(v) -> str:
-    "rejected, crashed or timeout, from a failed verification."
-    runs = (v.checks.get('runs') or {}).get('detail', '') if v.checks.get('runs', {}).get('passed') is False else ''
-    return 'timeout' if 'did not finish within' in runs else 'crashed' if 'crashed' in runs else 'rejected'
-
-# %% ../nbs/19_orchestrator.ipynb #17c5020d
-@patch
-def _fill_timing(self:OptimizationOrchestrator, rec:dict, bres, best:dict|None):
-    t = _timing(bres.stats)
-    rec.update(timing=t, median_ms=t['median_ms'], iqr_ms=t['iqr_ms'])
-    ratio = lambda ms: None if ms is None else ms / t['median_ms']
-    base = self._context['baselines']
-    rec.update(speedup_vs_best=ratio(best and best['median_ms']), speedup_vs_start=ratio(self._start_rec['median_ms'] if self._start_rec else t['median_ms']),
-               speedup_vs_eager=ratio((base.get('eager') or {}).get('median_ms')), speedup_vs_compile=ratio((base.get('compile') or {}).get('median_ms')))
-
-# %% ../nbs/19_orchestrator.ipynb #3f422977
-class _Stop(Exception):
-    "Ends the loop: status ('completed' or 'error') and the reason."
-    def __init__(self, status:str, reason:str): super().__init__(reason); self.status, self.reason = status, reason
-
-@patch
-def _config(self:OptimizationOrchestrator) -> dict:
-    p = self.problem
-    return dict(problem=str(p.path), problem_sha256=code_sha256(p.source), overrides=p.overrides, sizes=p.sizes,
-                kernel=str(self.kernel.path), kernel_sha256=code_sha256(self.kernel.source), device=self.device,
-                rounds=self.rounds, candidates_per_round=self.candidates_per_round, extra_shapes=list(self.extra_shapes),
-                allowed_ops=list(self.allowed_ops), roofline_config=asdict(self.roofline_config),
-                divergence_threshold_pct=self.divergence_threshold_pct, max_refinements=self.max_refinements,
-                budget_usd=getattr(self.provider.usage, 'max_cost_usd', None), compile_baseline=self.compile_baseline,
-                warmup=self.warmup, trials=self.trials, verify_trials=self.verify_trials, timeout_s=self.timeout_s,
-                allow_tf32=self.allow_tf32, provider=repr(self.provider), model=getattr(self.provider, 'model', None))
-
-_RESUME_KEYS = ('problem_sha256', 'overrides', 'kernel_sha256', 'device', 'candidates_per_round')
-
-@patch
-def _begin(self:OptimizationOrchestrator) -> dict:
-    "Write run.json and measure what every round needs: roofs, FLOPs and bytes, PyTorch baselines."
-    from kernelopt.roofline import problem_flops_bytes
-    self.progress('prepare', 0, 0)
-    peaks = self._peaks()
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter('always')
-        flops, nbytes = problem_flops_bytes(self.problem, self.device)
-    self.warnings += [str(x.message) for x in w]
-    ctx = dict(flops=flops, bytes=nbytes, peaks=peaks.to_dict(), baselines={})
-    run = dict(kernelopt_run=1, created_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'),
-               config=self._config(), environment=environment_info(self.device), context=ctx, state=dict(status='running'))
-    self.ledger.write_run(run)
-    return run
-
-# %% ../nbs/19_orchestrator.ipynb #94c642ee
-@patch
-def _measure_baselines(self:OptimizationOrchestrator, run:dict):
-    "Time the reference under PyTorch eager (and torch.compile when asked); kept in run.json."
-    base = {}
-    for name in ('eager', 'compile') if self.compile_baseline else ('eager',):
-        self.progress(f'baseline {name}', 0, 0)
-        r = self.bench.benchmark_pytorch(self.problem, name)
-        if r.status != 'ok': raise _Stop('error', f"the PyTorch {name} reference could not be timed ({r.status}): {r.message}")
-        base[name] = _timing(r.stats)
-    run['context']['baselines'] = self._context['baselines'] = base
-    self.ledger.write_run(run)
-
-# %% ../nbs/19_orchestrator.ipynb #fb8a02be
-@patch
-def _start(self:OptimizationOrchestrator) -> dict:
-    "Verify and time the starting kernel: record 0 of the ledger."
-    from kernelopt.verify import verify_kernel
-    code = self.kernel.source
-    rec = self._record(0, 0, None)
-    rec.update(code_path=self.ledger.save_kernel(code), sha256=code_sha256(code), first_sha256=code_sha256(code), change='starting kernel')
-    self.progress('verify', 0, 0)
-    t0 = time.perf_counter()
-    v = verify_kernel(self.problem, self.ledger.dir/rec['code_path'], **self._verify_kwargs())
-    rec['verification'] = _verification(v)
-    if not v.passed:
-        rec.update(status=_failure_status(v), error='; '.join(v.reasons), wall_s=time.perf_counter() - t0)
-        self.ledger.append_attempt(rec)
-        raise _Stop('error', "the starting kernel failed verification: " + '; '.join(v.reasons))
-    self.progress('benchmark', 0, 0)
-    b = self._time_code(rec['code_path'])
-    if b.status != 'ok':
-        rec.update(status=b.status if b.status in ATTEMPT_STATUSES else 'error', error=b.message, wall_s=time.perf_counter() - t0)
-        self.ledger.append_attempt(rec)
-        raise _Stop('error', f"the starting kernel could not be timed ({b.status}): {b.message}")
-    self._fill_timing(rec, b, None)
-    rec.update(self._profile('r00c0', rec['code_path'], rec['median_ms']))
-    rec.update(status='start', wall_s=time.perf_counter() - t0)
-    self.ledger.append_attempt(rec)
-    self.ledger.set_best(code)
-    return rec
+            res = o.profiler.profile(o.problem, o.ledger.dir/code_path, device=o.device, out_dir=o.ledger.dir/'ncu'/name)
+            ncu_kernel, ncu = _main_kernel(res.metrics_by_kernel)
+        except Exception as e: st.warnings.append(f"{name}: ncu failed ({type(e).__name__}: {e}); using the analytic roofline")
+    verdict = _analytic_verdict(point, o.roofline_config)
+    if ncu is not None:
+        verdict = st.analyzer.analyze(ncu)
+        with contextlib.suppress(ValueError): point = point_from_ncu(name, ncu, st.peaks, time_s=median_ms / 1e3)
+    return dict(source='analytic' if ncu is None else 'ncu', ncu=ncu, ncu_kernel=ncu_kernel, point=point.to_dict(),
+                roofline=verdict.to_dict(), sol_pct=verdict.efficiency_pct, floor_pct=floor_pct)
 
 # %% ../nbs/19_orchestrator.ipynb #78864d9d
-@patch
-def _history(self:OptimizationOrchestrator) -> list[dict]:
-    "Earlier candidates, compact, for the prompts."
-    return [{k: a.get(k) for k in _HISTORY_KEYS} | {'bottleneck': (a.get('bottleneck') or {}).get('category')}
-            for a in self.ledger.attempts() if a['round'] > 0]
-
-@patch
-def _gpu_specs(self:OptimizationOrchestrator):
-    "The GPU description for the judge: the datasheet on a known GPU, else what is known, said plainly."
-    if self.device.startswith('cuda'):
-        from kernelopt.gpu_specs import get_gpu_specs, UnknownGPUError
-        try: return get_gpu_specs()
-        except UnknownGPUError as e: return {'name': self._env.get('gpu'), 'note': f"not in kernelopt's GPU table ({e})"}
-    return {'device': 'CPU: Triton interpreter', 'note': 'no GPU: the timings are host-clock times of the Triton interpreter and do not represent GPU performance'}
-
 def _problem_text(problem) -> str:
     return problem.source + (f"\n# sizes used in this run: {problem.overrides}\n" if problem.overrides else '')
 
-@patch
-def _profile_round(self:OptimizationOrchestrator, r:int, best:dict) -> dict:
-    "Round r's record so far: the parent, timed again from round 2 on, and its roofline verdict."
-    rec = dict(round=r, parent_sha256=best['sha256'], parent_id=best['id'], parent_timing=best['timing'],
-               started_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'), warnings=[])
-    self.progress('profile', r, 0)
-    median = best['median_ms']
-    if r > 1:
-        b = self._time_code(best['code_path'])
-        if b.status == 'ok': rec['parent_timing'] = _timing(b.stats); median = b.stats.median_ms
-        else: rec['warnings'].append(f"timing the parent again failed ({b.status}: {b.message}); using its recorded timing")
-    rec.update(self._profile(f"r{r:02d}_parent", best['code_path'], median, best.get('ncu'), best.get('ncu_kernel')))
-    return rec
+def _history(st:RunState) -> list[dict]:
+    "Earlier candidates, compact, for the prompts."
+    return [{k: a.get(k) for k in _HISTORY_KEYS} | {'bottleneck': (a.bottleneck or {}).get('category')}
+            for a in st.ledger.attempts() if a.round > 0]
 
-@patch
-def _diagnose(self:OptimizationOrchestrator, r:int, rec:dict, best:dict, spend:_Spend):
+def _gpu_specs(o:OptimizationOrchestrator, st:RunState):
+    "The GPU description for the judge: the datasheet on a known GPU, else what is known, said plainly."
+    if o.device.startswith('cuda'):
+        from kernelopt.gpu_specs import get_gpu_specs, UnknownGPUError
+        try: return get_gpu_specs()
+        except UnknownGPUError as e: return {'name': st.run['environment'].get('gpu'), 'note': f"not in kernelopt's GPU table ({e})"}
+    return {'device': 'CPU: Triton interpreter', 'note': 'no GPU: the timings are host-clock times of the Triton interpreter and do not represent GPU performance'}
+
+def _profile_round(o:OptimizationOrchestrator, st:RunState, r:int, best:Attempt) -> Round:
+    "Round r's record so far: the parent, timed again from round 2 on, and its roofline verdict."
+    rec = Round(r, parent_id=best.id, parent_sha256=best.sha256, parent_timing=best.timing, started_at=utc_now())
+    o.progress('profile', r, 0)
+    median = best.median_ms
+    if r > 1:
+        b = _time(o, best.code_path)
+        if b.status == 'ok': rec.parent_timing = _timing(b.stats); median = rec.parent_timing['median_ms']
+        else: rec.warnings.append(f"timing the parent again failed ({b.status}: {b.message}); using its recorded timing")
+    return _set(rec, **_profile(o, st, f"r{r:02d}_parent", best.code_path, median, best.ncu, best.ncu_kernel))
+
+def _diagnose(o:OptimizationOrchestrator, st:RunState, rec:Round, best:Attempt, spend:_Spend):
     "Ask the judge for two bottlenecks; one retry with the parse error. Returns a `JudgeAnalysis` or None."
     from kernelopt.judger_prompts import build_judge_optimization_prompt, extract_judge_response, JudgeResponseError, JUDGE_RESPONSE_SCHEMA
-    self.progress('diagnose', r, 0)
-    system, user = build_judge_optimization_prompt(self.ledger.read_text(best['code_path']), _problem_text(self.problem),
-                                                   rec['ncu'], self._gpu_specs(), roofline=rec['roofline'],
-                                                   history=self._history(), timings=rec['parent_timing'])
+    o.progress('diagnose', rec.round, 0)
+    system, user = build_judge_optimization_prompt(o.ledger.read_text(best.code_path), _problem_text(o.problem), rec.ncu,
+                                                   _gpu_specs(o, st), roofline=rec.roofline, history=_history(st), timings=rec.parent_timing)
     messages = [{'role': 'system', 'content': system}, {'role': 'user', 'content': user}]
     for attempt in (1, 2):
-        resp = self._ask(messages, f"r{r:02d}_judge{'' if attempt == 1 else '_retry'}", spend, JUDGE_RESPONSE_SCHEMA)
+        resp = _ask(o.provider, o.ledger, messages, f"r{rec.round:02d}_judge{'' if attempt == 1 else '_retry'}", spend, JUDGE_RESPONSE_SCHEMA)
         try: return extract_judge_response(resp.text)
         except JudgeResponseError as e:
-            rec['judge_errors'] = rec.get('judge_errors', []) + [str(e)]
-            messages = messages + [{'role': 'assistant', 'content': resp.text},
-                                   {'role': 'user', 'content': f"Your reply could not be used: {e}"}]
+            rec.judge_errors.append(str(e))
+            messages = messages + [{'role': 'assistant', 'content': resp.text}, {'role': 'user', 'content': f"Your reply could not be used: {e}"}]
     return None
 
-# %% ../nbs/19_orchestrator.ipynb #9450bcf3
-class _NoFix(Exception):
-    "The model's reply to a fix request held no usable code."
+# %% ../nbs/19_orchestrator.ipynb #9c0b7d55
+def _verify_and_fix(o:OptimizationOrchestrator, rec:Attempt, code:str, spend:_Spend):
+    "Verify `code`; while it fails and fixes remain, send the verifier's reasons to the model and verify its fix. -> (code, result)"
+    from kernelopt.judger_prompts import build_fix_prompt, extract_code, CodeExtractionError
+    for n in range(1, o.max_refinements + 2):
+        v = o.verifier.verify(o.problem, code, o.ledger.dir/'verify'/rec.id/f'attempt_{n}')
+        if v.passed or n > o.max_refinements: return code, v
+        o.progress('refine', rec.round, rec.index)
+        s, u = build_fix_prompt(code, v, _problem_text(o.problem))
+        reply = _ask(o.provider, o.ledger, [{'role': 'system', 'content': s}, {'role': 'user', 'content': u}], f"{rec.id}_fix{n}", spend)
+        rec.refinements = n
+        try: code = extract_code(reply.text)
+        except CodeExtractionError as e: raise _NoFix(f"fix {n}: {e}") from None
 
-def _change_of(text:str, code:str) -> str:
-    "What a candidate changes, in the model's words: the prose before its code, else its docstring's first sentence."
-    before = text.split('```', 1)[0].strip()
-    if not before:
-        m = re.match(r'\s*(?:"""|\'\'\')(.*?)(?:"""|\'\'\')', code, re.S)
-        before = m.group(1).strip() if m else ''
-    return ' '.join(before.split())[:300]
-
-# %% ../nbs/19_orchestrator.ipynb #e91175c2
-def _sibling_note(r:int, k:int) -> list[str]:
-    "The extra constraint for candidate k of round r when earlier candidates of the round aimed at the same bottleneck."
-    if k < 2: return []
-    ids = ', '.join(f"r{r:02d}c{j}" for j in range(k % 2, k, 2))
-    return [f"Candidates {ids} of this round already target this bottleneck (see the earlier attempts): take a different approach, "
-            f"starting from proposed optimization {k // 2 + 1} if there is one, and do not resubmit their kernels."]
+def _decide_speed(o:OptimizationOrchestrator, rec:Attempt, best:Attempt, best_timing:dict) -> Decision:
+    "`decide` on one timing each; when the candidate looks faster but within the noise, re-time both, interleaved, and decide again."
+    d = decide({'median_ms': rec.median_ms, 'iqr_ms': rec.iqr_ms}, best_timing, o.divergence_threshold_pct)
+    if d.outcome != 'not_faster' or d.gain_pct <= 0 or not o.retime_pairs: return d
+    pairs = [(best_timing['median_ms'], rec.median_ms)]
+    for _ in range(o.retime_pairs):
+        o.progress('retime', rec.round, rec.index)
+        tb, tc = _time(o, best.code_path), _time(o, rec.code_path)
+        if tb.status != 'ok' or tc.status != 'ok':
+            d.reason += f"; re-timing failed ({tb.status}, {tc.status}: {tb.message or tc.message}), so the first timing decides"
+            return d
+        pairs.append((_timing(tb.stats)['median_ms'], _timing(tc.stats)['median_ms']))
+    return decide({'median_ms': rec.median_ms, 'iqr_ms': rec.iqr_ms}, best_timing, o.divergence_threshold_pct, pairs=pairs)
 
 # %% ../nbs/19_orchestrator.ipynb #88fcd30b
-@patch
-def _attempt(self:OptimizationOrchestrator,
-             r:int,          # round
-             k:int,          # candidate index in the round
-             analysis,       # the round's `JudgeAnalysis`
-             parent:dict,    # the round's parent record: the kernel the prompts show
-             best:dict,      # the current best's timing (median_ms, iqr_ms), measured this round or at its acceptance
-            ) -> dict:
+def _attempt(o:OptimizationOrchestrator, st:RunState,
+             r:int, k:int,        # round, candidate index in the round
+             analysis,            # the round's `JudgeAnalysis`
+             parent:Attempt,      # the round's parent: the kernel the prompts show
+             best:Attempt,        # the current best
+             best_timing:dict,    # its timing: measured this round, or at its acceptance
+            ) -> Attempt:
     "Generate, verify (with refinement), time and judge one candidate; returns its ledger record."
-    from kernelopt.judger_prompts import build_optimization_prompt, extract_code, build_fix_prompt, CodeExtractionError
-    from kernelopt.verify import verify_with_refinement
+    from kernelopt.judger_prompts import build_optimization_prompt, extract_code, CodeExtractionError
     from kernelopt.llm import BudgetExceededError, LLMError, ReplayExhaustedError
-    b = k % 2 + 1
-    rec, spend, t0 = self._record(r, k, parent, analysis.bottleneck(b)), _Spend(), time.perf_counter()
-    rec['bottleneck']['number'] = b
+    b, spend, t0 = k % 2 + 1, _Spend(), time.perf_counter()
+    bn = analysis.bottleneck(b)
+    rec = Attempt(r, k, f"r{r:02d}c{k}", parent_id=parent.id, parent_sha256=parent.sha256, started_at=utc_now(),
+                  bottleneck=dict(category=bn.category, summary=bn.summary, number=b))
     try:
-        self.progress('generate', r, k)
-        system, user = build_optimization_prompt(self.ledger.read_text(parent['code_path']), _problem_text(self.problem),
-                                                 analysis, bottleneck=b, history=self._history(), constraints=_sibling_note(r, k))
-        resp = self._ask([{'role': 'system', 'content': system}, {'role': 'user', 'content': user}], f"{rec['id']}_generate", spend)
+        o.progress('generate', r, k)
+        system, user = build_optimization_prompt(o.ledger.read_text(parent.code_path), _problem_text(o.problem), analysis,
+                                                 bottleneck=b, history=_history(st), constraints=_sibling_note(r, k))
+        resp = _ask(o.provider, o.ledger, [{'role': 'system', 'content': system}, {'role': 'user', 'content': user}], f"{rec.id}_generate", spend)
         try: code = extract_code(resp.text)
-        except CodeExtractionError as e:
-            rec.update(status='no_code', error=str(e)); return rec
-        rec.update(change=_change_of(resp.text, code), first_sha256=code_sha256(code))
-        def fix(code, result):
-            self.progress('refine', r, k)
-            s, u = build_fix_prompt(code, result, _problem_text(self.problem))
-            reply = self._ask([{'role': 'system', 'content': s}, {'role': 'user', 'content': u}], f"{rec['id']}_fix{rec['refinements'] + 1}", spend)
-            rec['refinements'] += 1
-            try: return extract_code(reply.text)
-            except CodeExtractionError as e: raise _NoFix(f"fix {rec['refinements']}: {e}") from None
-        self.progress('verify', r, k)
-        try:
-            h = verify_with_refinement(self.problem, code, fix, max_attempts=1 + self.max_refinements,
-                                       work_dir=self.ledger.dir/'verify'/rec['id'], **self._verify_kwargs())
-        except _NoFix as e:
-            rec.update(status='no_code', error=str(e)); return rec
-        code = h.code
-        rec.update(code_path=self.ledger.save_kernel(code), sha256=code_sha256(code), verification=_verification(h.result))
-        if not h.passed:
-            rec.update(status=_failure_status(h.result), error='; '.join(h.result.reasons)); return rec
-        self.progress('benchmark', r, k)
-        bres = self._time_code(rec['code_path'])
-        if bres.status != 'ok':
-            rec.update(status=bres.status if bres.status in ATTEMPT_STATUSES else 'error', error=bres.message); return rec
-        self._fill_timing(rec, bres, best)
-        rec.update(self._profile(rec['id'], rec['code_path'], rec['median_ms']))
-        rec['status'] = decide(rec, best, self.divergence_threshold_pct)
-        return rec
-    except BudgetExceededError as e:   # recorded, with what it spent; the loop then stops
-        rec.update(status='budget', error=str(e)); return rec
-    except (LLMError, ReplayExhaustedError) as e:   # the same: the calls it made are kept, the loop stops with an error
-        rec.update(status='provider_error', error=str(e)); return rec
-    finally:
-        rec.update(spend.fields(self.provider.usage), wall_s=time.perf_counter() - t0)
-
-# %% ../nbs/19_orchestrator.ipynb #ef92f853
-def _skip_provider_calls(provider, n:int):
-    "Skip the first n replies of a replayed transcript (live providers have nothing to skip)."
-    if n <= 0 or not hasattr(provider, 'skip'): return
-    try: provider.skip(n)
-    except ValueError as e:
-        raise LedgerError(f"the ledger records {n} provider calls, more than the transcript holds ({e}): "
-                          "is it the transcript this run was started with?") from None
-
-@patch
-def _restore(self:OptimizationOrchestrator) -> dict:
-    "Read run.json back, check it describes this run, and prepare the provider and the roofline history."
-    from kernelopt.llm import LLMResponse
-    from kernelopt.roofline import RooflineResult
-    run = self.ledger.read_run()
-    now, was = self._config(), run.get('config', {})
-    diff = [k for k in _RESUME_KEYS if now[k] != was.get(k)]
-    if diff: raise LedgerError(f"{self.ledger.dir} holds a different run ({', '.join(diff)} differ); choose another folder (--out) to start a new one")
-    recs = self.ledger.rounds() + self.ledger.attempts()
-    _skip_provider_calls(self.provider, sum(x.get('provider_calls', 0) for x in recs))
-    for x in recs:
-        t = x.get('tokens') or {}
-        if x.get('provider_calls'): self.provider.usage.record(LLMResponse('', t.get('input', 0), t.get('output', 0), 'ledger', 0.0))
-    self.analyzer.history[:] = [RooflineResult(**x['roofline']) for x in self.ledger.rounds() if x.get('roofline')]
-    run['config'].update(rounds=self.rounds)
-    run['state'] = dict(status='running', resumed_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'))
-    self.ledger.write_run(run)
-    return run
+        except CodeExtractionError as e: return _set(rec, status='no_code', error=str(e))
+        _set(rec, change=_change_of(resp.text, code), first_sha256=code_sha256(code))
+        o.progress('verify', r, k)
+        try: code, v = _verify_and_fix(o, rec, code, spend)
+        except _NoFix as e: return _set(rec, status='no_code', error=str(e))
+        _set(rec, code_path=o.ledger.save_kernel(code), sha256=code_sha256(code), verification=_verification(v))
+        if not v.passed: return _set(rec, status=_ATTEMPT_STATUS.get(verification_status(v), 'rejected'), error='; '.join(v.reasons))
+        o.progress('benchmark', r, k)
+        bres = _time(o, rec.code_path)
+        if bres.status != 'ok': return _set(rec, status=bres.status if bres.status in ATTEMPT_STATUSES else 'error', error=bres.message)
+        _fill_timing(st, rec, bres, best_timing['median_ms'])
+        _set(rec, **_profile(o, st, rec.id, rec.code_path, rec.median_ms))
+        rec.decision = _decide_speed(o, rec, best, best_timing)
+        return _set(rec, status=rec.decision.outcome)
+    except BudgetExceededError as e: return _set(rec, status='budget', error=str(e))   # recorded with what it spent; the loop stops
+    except (LLMError, ReplayExhaustedError) as e: return _set(rec, status='provider_error', error=str(e))
+    finally: _set(rec, **spend.fields(o.provider.usage), wall_s=time.perf_counter() - t0)
 
 # %% ../nbs/19_orchestrator.ipynb #1e41ebff
-@patch
-def _best_so_far(self:OptimizationOrchestrator, round_rec:dict|None) -> tuple[dict, dict]:
-    "The best record so far (the last accepted, else the start) and the timing to compare candidates with."
-    best = next(a for a in reversed(self.ledger.attempts()) if a['status'] in ('accepted', 'start'))
-    fresh = round_rec['parent_timing'] if round_rec and round_rec['parent_sha256'] == best['sha256'] else best['timing']
-    return best, {'median_ms': fresh['median_ms'], 'iqr_ms': fresh['iqr_ms']}
-
-@patch
-def run(self:OptimizationOrchestrator) -> OptimizationResult:
-    "Run (or resume) the loop; every step is recorded in the ledger as it happens."
-    from kernelopt.roofline import RooflineAnalyzer, RooflineResult
+def _round(o:OptimizationOrchestrator, st:RunState, r:int):
+    "Round r: profile and diagnose the best (unless recorded), then every candidate not yet recorded."
+    from kernelopt.roofline import RooflineResult
     from kernelopt.judger_prompts import validate_judge_response
     from kernelopt.llm import BudgetExceededError, LLMError, ReplayExhaustedError
-    import traceback
-    self.analyzer = RooflineAnalyzer(self.roofline_config)
-    self._ncu_ok()
-    run = self._restore() if self.resume and self.ledger.exists() else self._begin()
-    ctx = run['context']
-    from kernelopt.roofline import HardwarePeaks
-    self._context, self._env = {**ctx, 'peaks': HardwarePeaks(**ctx['peaks'])}, run['environment']
-    status, reason, tb = 'completed', f"ran all {self.rounds} rounds", None
+    rec = {x.round: x for x in st.ledger.rounds()}.get(r)
+    if rec is None or rec.status in REDO_STATUSES:   # a round the budget or the provider stopped is done again
+        best = st.best()
+        rec, spend = _profile_round(o, st, r, best), _Spend()
+        verdict = RooflineResult(**rec.roofline)
+        stop, why, rec.continue_reason = roofline_stop(*st.analyzer.should_stop(verdict), o.roofline_config.early_stop and verdict.at_roofline,
+                                                       rec.floor_pct, o.min_floor_pct)
+        try:
+            if stop: _set(rec, status='stopped', stop_reason=why)
+            else:
+                analysis = _diagnose(o, st, rec, best, spend)
+                _set(rec, status='ok' if analysis else 'judge_failed', analysis=analysis.to_dict() if analysis else None)
+        except BudgetExceededError as e: _set(rec, status='budget', stop_reason=str(e))
+        except (LLMError, ReplayExhaustedError) as e: _set(rec, status='provider_error', stop_reason=str(e))
+        st.ledger.append_round(_set(rec, **spend.fields(o.provider.usage)))
+    if rec.status in ('stopped', 'budget'): raise _Stop('completed', rec.stop_reason)
+    if rec.status == 'provider_error': raise _Stop('error', f"the provider failed: {rec.stop_reason}")
+    if rec.status != 'ok':   # the judge failed twice: no candidates this round
+        for k in range(o.candidates_per_round): o.progress('done', r, k)
+        return
+    analysis = validate_judge_response(rec.analysis)
+    parent = next(a for a in st.ledger.attempts() if a.sha256 == rec.parent_sha256 and a.status in ('start', 'accepted'))
+    finished = {a.index for a in st.ledger.attempts() if a.round == r and a.status not in REDO_STATUSES}
+    for k in range(o.candidates_per_round):
+        if k not in finished:
+            best = st.best()
+            a = _attempt(o, st, r, k, analysis, parent, best, rec.parent_timing if rec.parent_sha256 == best.sha256 else best.timing)
+            st.ledger.append_attempt(a)
+            if a.status == 'accepted': st.ledger.set_best(st.ledger.read_text(a.code_path))
+            if a.status == 'budget': raise _Stop('completed', a.error)
+            if a.status == 'provider_error': raise _Stop('error', f"the provider failed: {a.error}")
+        o.progress('done', r, k)
+
+def _every_round_failed(o:OptimizationOrchestrator, st:RunState) -> tuple[str, str]|None:
+    "('failed', why) when no round gave a usable diagnosis and a verified, timed candidate."
+    rounds, atts = {x.round: x for x in st.ledger.rounds()}.values(), st.ledger.attempts()
+    timed = {a.round for a in atts if a.status in TIMED_STATUSES}
+    if not rounds or any(x.status == 'ok' and x.round in timed for x in rounds): return None
+    why = '; '.join(f"round {x.round}: " + ('no usable diagnosis' if x.status == 'judge_failed' else 'no candidate verified and timed')
+                    for x in rounds)
+    hint = "; a replayed transcript must be replayed with the settings it was recorded with" if hasattr(o.provider, 'skip') else ''
+    return 'failed', f"every round failed ({why}){hint}"
+
+# %% ../nbs/19_orchestrator.ipynb #5d6e2f81
+def _run(o:OptimizationOrchestrator) -> OptimizationResult:
+    from kernelopt.llm import LLMError, ReplayExhaustedError
+    st = o.resume() if o.resume_run and o.ledger.exists() else o.start()
+    status, reason, tb = 'interrupted', "interrupted", None
     try:
-        if not ctx['baselines']: self._measure_baselines(run)
-        done = self.ledger.attempts()
-        self._start_rec = next((a for a in done if a['round'] == 0), None)
-        if self._start_rec and self._start_rec['status'] != 'start':
-            raise _Stop('error', "the starting kernel failed: " + (self._start_rec['error'] or self._start_rec['status']))
-        if self._start_rec is None: self._start_rec = self._start()
-        for r in range(1, self.rounds + 1):
-            rounds = {x['round']: x for x in self.ledger.rounds()}
-            rec = rounds.get(r)
-            if rec is None or rec['status'] in _REDO_STATUSES:   # a round the budget or the provider stopped is done again
-                best, _ = self._best_so_far(None)
-                rec, spend = self._profile_round(r, best), _Spend()
-                stop, why = self.analyzer.should_stop(RooflineResult(**rec['roofline']))
-                analysis = None
-                try:
-                    if stop: rec.update(status='stopped', stop_reason=why)
-                    else:
-                        analysis = self._diagnose(r, rec, best, spend)
-                        rec.update(status='ok' if analysis else 'judge_failed', analysis=analysis.to_dict() if analysis else None)
-                except BudgetExceededError as e: rec.update(status='budget', stop_reason=str(e))
-                except (LLMError, ReplayExhaustedError) as e: rec.update(status='provider_error', stop_reason=str(e))
-                rec.update(spend.fields(self.provider.usage))
-                self.ledger.append_round(rec)
-            if rec['status'] in ('stopped', 'budget'): raise _Stop('completed', rec['stop_reason'])
-            if rec['status'] == 'provider_error': raise _Stop('error', f"the provider failed: {rec['stop_reason']}")
-            if rec['status'] != 'ok':   # the judge failed twice: no candidates this round
-                for k in range(self.candidates_per_round): self.progress('done', r, k)
-                continue
-            analysis = validate_judge_response(rec['analysis'])
-            parent = next(a for a in self.ledger.attempts() if a['sha256'] == rec['parent_sha256'] and a['status'] in ('start', 'accepted'))
-            finished = {a['index'] for a in self.ledger.attempts() if a['round'] == r and a['status'] not in _REDO_STATUSES}
-            for k in range(self.candidates_per_round):
-                if k in finished: self.progress('done', r, k); continue
-                best, best_timing = self._best_so_far(rec)
-                a = self._attempt(r, k, analysis, parent, best_timing)
-                self.ledger.append_attempt(a)
-                self.progress('done', r, k)
-                if a['status'] == 'accepted': self.ledger.set_best(self.ledger.read_text(a['code_path']))
-                if a['status'] == 'budget': raise _Stop('completed', a['error'])
-                if a['status'] == 'provider_error': raise _Stop('error', f"the provider failed: {a['error']}")
+        if not st.baselines: _measure_baselines(o, st)
+        st.start = next((a for a in st.ledger.attempts() if a.round == 0), None)
+        if st.start and st.start.status != 'start': raise _Stop('error', "the starting kernel failed: " + (st.start.error or st.start.status))
+        if st.start is None: st.start = _start_kernel(o, st)
+        for r in range(1, o.rounds + 1): _round(o, st, r)
+        status, reason = _every_round_failed(o, st) or ('completed', f"ran all {o.rounds} rounds")
     except _Stop as s: status, reason = s.status, s.reason
     except (LLMError, ReplayExhaustedError) as e: status, reason = 'error', f"the provider failed: {e}"
     except Exception as e:   # anything else: recorded, not lost; what finished is in the ledger
         status, reason, tb = 'error', f"{type(e).__name__}: {e}", traceback.format_exc()
-    run['state'] = dict(status=status, stop_reason=reason, finished_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'),
-                        warnings=self.warnings, traceback=tb)
-    self.ledger.write_run(run)
-    return self._result(status, reason)
+    except BaseException as e:   # Ctrl-C (SIGINT): recorded, then raised again
+        reason = f"interrupted ({type(e).__name__}); what finished is in the ledger: resume to continue"
+        raise
+    finally:
+        st.run['state'] = dict(status=status, stop_reason=reason, finished_at=utc_now(), warnings=list(dict.fromkeys(st.warnings)),
+                               notes=list(st.ledger.notes), traceback=tb)
+        st.ledger.write_run(st.run)
+        st.ledger.unlock()
+    return _result(o, st, status, reason)
 
-# %% ../nbs/19_orchestrator.ipynb #a2881ac5
-@patch
-def _result(self:OptimizationOrchestrator, status:str, reason:str) -> OptimizationResult:
-    atts = self.ledger.attempts()
-    start = next((a for a in atts if a['round'] == 0 and a['status'] == 'start'), None)
-    best = next((a for a in reversed(atts) if a['status'] in ('accepted', 'start')), None)
-    cands = list({a['id']: a for a in atts if a['round'] > 0}.values())   # a candidate redone after a budget stop counts once
-    sp = start['median_ms'] / best['median_ms'] if start and best else None
-    usage = run_usage(self.ledger.rounds() + atts)
-    return OptimizationResult(str(self.ledger.dir), status, reason, start and start['median_ms'], best and best['median_ms'], sp,
-                              best and best['sha256'], str(self.ledger.best_path), len({x['round'] for x in self.ledger.rounds()}), len(cands),
-                              sum(a['status'] == 'accepted' for a in cands), usage, list(dict.fromkeys(self.warnings)))
+def _result(o:OptimizationOrchestrator, st:RunState, status:str, reason:str) -> OptimizationResult:
+    "The result, read back from the ledger, so that a resumed run reports the whole run."
+    atts = st.ledger.attempts()
+    start = next((a for a in atts if a.round == 0 and a.status == 'start'), None)
+    best = next((a for a in reversed(atts) if a.status in ('accepted', 'start')), None)
+    cands = list({a.id: a for a in atts if a.round > 0}.values())   # a candidate redone after a budget stop counts once
+    return OptimizationResult(str(st.ledger.dir), status, reason, start and start.median_ms, best and best.median_ms,
+                              start.median_ms / best.median_ms if start and best else None, best and best.sha256, str(st.ledger.best_path),
+                              len({x.round for x in st.ledger.rounds()}), len(cands), sum(a.status == 'accepted' for a in cands),
+                              run_usage(st.ledger.rounds() + atts), list(dict.fromkeys(st.warnings + st.ledger.notes)))
