@@ -19,7 +19,8 @@ leaf layers to which it assigns FLOPs (Conv and Linear), and its overhead per pr
 """
 import argparse, json, statistics, sys, time, warnings
 import torch, torch.nn as nn, torch.nn.functional as F
-from kernelopt.roofline import _OpRecorder, _module_stack, profile_model_roofline, HardwarePeaks
+from kernelopt.peaks import HardwarePeaks
+from kernelopt.roofline import _module_stack, _record, profile_model_roofline
 
 class Block(nn.Module):
     "Pre-norm transformer block: LayerNorm, causal SDPA attention, GELU MLP."
@@ -53,9 +54,7 @@ def median_ms(fn, reps):
 def ours(model, inputs, peaks, reps):
     "Median plain, profiled (timing only) and counting step, interleaved."
     stack = ['(root)']
-    def step(count):
-        rec = _OpRecorder(stack, count=count, timing='host')
-        with rec: model(*inputs)
+    def step(count): _record(model, inputs, stack, count=count, timing='host')
     plain, timed, counting = [], [], []
     with torch.no_grad():
         for i in range(reps):

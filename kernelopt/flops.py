@@ -8,11 +8,11 @@ import math, warnings
 from typing import Callable
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 from torch.utils import flop_counter as _fc
 
 from .device import resolve_device
+from .trace import OpTracer
 
 # %% auto #0
 __all__ = ['FLOPS_PER_OUTPUT_ELEMENT', 'FLOPS_PER_INPUT_ELEMENT', 'FLOP_FORMULAS', 'register_op_flops', 'op_flops', 'op_bytes',
@@ -217,20 +217,12 @@ def count_op(func, args, kwargs, out) -> OpCount:
     return OpCount(func.overloadpacket.__name__, op_flops(func, args, kwargs, out), nbytes, reads, writes)
 
 # %% ../nbs/07_flops.ipynb #a7f10c08
-class _Counter(TorchDispatchMode):
-    def __init__(self):
-        super().__init__(); self.calls = []
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        out = func(*args, **kwargs)
-        self.calls.append(count_op(func, args, kwargs, out))
-        return out
-
 def count_ops(fn:Callable, *args, **kwargs) -> tuple[list[OpCount], object]:
     "(one `OpCount` per aten op call, output) of `fn(*args, **kwargs)` run under `torch.no_grad()`."
-    rec = _Counter()
-    with torch.no_grad(), rec: out = fn(*args, **kwargs)
-    return rec.calls, out
+    calls = []
+    tracer = OpTracer(on_op=lambda func, a, k, out, t: calls.append(count_op(func, a, k, out)))
+    with torch.no_grad(), tracer: out = fn(*args, **kwargs)
+    return calls, out
 
 # %% ../nbs/07_flops.ipynb #a7f10c11
 _GATE_FLOPS = {4: (21, 13), 3: (16, 10), 1: (4, 2)}  # gates -> elementwise FLOPs per hidden unit and step (with, without biases)

@@ -4,332 +4,24 @@
 
 # %% ../nbs/13_roofline.ipynb #f8cf9bf4
 from __future__ import annotations
-import math, os, re, statistics, time, warnings
+import math, statistics, warnings
 from contextlib import contextmanager
-from dataclasses import dataclass, field, asdict
-from pathlib import Path
-from typing import Callable, Sequence
+from dataclasses import dataclass, asdict
+from typing import Sequence
 
 import torch
 import torch.nn as nn
-from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_flatten
-from torch.utils import flop_counter as _fc
 from fastcore.basics import patch
 
 from . import metric_schema
+from .device import resolve_device
+from .trace import OpTracer
+from .flops import OpCount, count_op, compulsory_bytes
+from .peaks import HardwarePeaks, floor_time_s, roofs_for, measure_peaks
 
 # %% auto #0
-__all__ = ['BOTTLENECKS', 'SOURCES', 'FLOPS_PER_OUTPUT_ELEMENT', 'FLOPS_PER_INPUT_ELEMENT', 'FLOP_FORMULAS', 'RooflineConfig',
-           'RooflineResult', 'RooflineAnalyzer', 'HardwarePeaks', 'DeviceUnavailableError', 'resolve_device',
-           'largest_cache_bytes', 'default_peak_sizes', 'clear_peaks_cache', 'as_dtype', 'measure_peaks',
-           'floor_time_s', 'RooflinePoint', 'roofline_point', 'point_from_ncu', 'register_op_flops', 'op_flops',
-           'op_bytes', 'OpPoint', 'profile_model_roofline', 'ModelRoofline', 'problem_flops_bytes', 'plot_roofline']
-
-# %% ../nbs/13_roofline.ipynb #a168f4e2
-BOTTLENECKS = ('memory', 'compute', 'underutilized', 'unknown')
-
-@dataclass
-class RooflineConfig:
-    "Thresholds of the Speed-of-Light classification and of the optimisation loop's stopping rule."
-    threshold_pct:float=90.0               # SOL % at or above which a kernel is at the roofline
-    early_stop:bool=True                   # `should_stop` stops as soon as a kernel reaches the roofline
-    convergence_rounds:int=5               # `should_stop` looks at this many latest results for convergence
-    min_improvement_pct:float=0.1          # efficiency must move at least this much (points of %) over those rounds
-    underutilized_threshold_pct:float=60.0 # both SOLs below this: neither unit is busy
-    tensor_core_threshold_pct:float=5.0    # tensor-pipe utilisation above this counts as using tensor cores
-
-    def __post_init__(self):
-        for k in ('threshold_pct', 'min_improvement_pct', 'underutilized_threshold_pct', 'tensor_core_threshold_pct'):
-            v = getattr(self, k)
-            if not 0 <= v <= 100: raise ValueError(f"RooflineConfig.{k}={v!r}: a percentage must lie in [0, 100]")
-        if self.convergence_rounds < 2:
-            raise ValueError(f"RooflineConfig.convergence_rounds={self.convergence_rounds!r}: need at least 2 results to see convergence")
-
-# %% ../nbs/13_roofline.ipynb #851f072f
-@dataclass
-class RooflineResult:
-    "Speed-of-Light verdict on one kernel."
-    compute_sol_pct:float|None   # compute SOL, % of peak; None when the metric was missing
-    memory_sol_pct:float|None    # memory SOL, % of peak; None when the metric was missing
-    efficiency_pct:float|None    # the higher SOL present; None when both are missing
-    headroom_pct:float|None      # 100 - efficiency_pct
-    at_roofline:bool             # efficiency_pct >= RooflineConfig.threshold_pct
-    bottleneck:str               # one of BOTTLENECKS
-    uses_tensor_cores:bool|None  # None when the tensor-core metric was missing
-    warnings:list[str]=field(default_factory=list) # missing or unreadable metrics, by name
-
-    def to_dict(self) -> dict:
-        "The result as a JSON-able dict."
-        return asdict(self)
-
-# %% ../nbs/13_roofline.ipynb #7ca62061
-def _metric(metrics:dict, key:str, warns:list[str]) -> float|None:
-    "Value of `key` as a float, or None with a warning when it is missing or unreadable."
-    if key not in metrics or metrics[key] is None:
-        warns.append(f"missing metric {key}")
-        return None
-    v = metric_schema.metric_value(metrics[key])
-    if v is None:
-        raw = metrics[key]
-        warns.append(f"missing metric {key} (NaN)" if isinstance(raw, float) and math.isnan(raw) else f"unreadable metric {key}={raw!r}")
-    return v
-
-# %% ../nbs/13_roofline.ipynb #717a48e5
-class RooflineAnalyzer:
-    "Classify kernels by their Speed-of-Light metrics, and decide when an optimisation loop should stop."
-    def __init__(self, config:RooflineConfig|None=None):
-        self.config = config or RooflineConfig()
-        self.history:list[RooflineResult] = []
-
-    def _bottleneck(self, compute, memory) -> str:
-        low = self.config.underutilized_threshold_pct
-        if compute is None and memory is None: return 'unknown'
-        if compute is None or memory is None:
-            present, unit = (memory, 'memory') if compute is None else (compute, 'compute')
-            return unit if present >= low else 'unknown'
-        if compute < low and memory < low: return 'underutilized'
-        return 'memory' if memory >= compute else 'compute'
-
-    def analyze(self,
-        ncu_metrics:dict, # metric name -> value, as read from Nsight Compute
-    ) -> RooflineResult:
-        "Speed-of-Light verdict for one kernel from its Nsight Compute metrics."
-        if not isinstance(ncu_metrics, dict):
-            raise ValueError(f"analyze takes one kernel's flat {{metric: value}} dict, got {type(ncu_metrics).__name__}")
-        nested = next((k for k, v in ncu_metrics.items() if isinstance(v, dict)), None)
-        if nested is not None:
-            raise ValueError(f"analyze takes one kernel's flat {{metric: value}} dict, but {nested!r} maps to a dict; "
-                             f"pass one entry of kernelopt.ncu.select_kernels(...), not the whole mapping")
-        warns = []
-        compute = _metric(ncu_metrics, metric_schema.SOL_COMPUTE, warns)
-        memory = _metric(ncu_metrics, metric_schema.SOL_MEMORY, warns)
-        tc = _metric(ncu_metrics, metric_schema.TENSOR_CORE_UTIL, warns)
-        sols = [v for v in (compute, memory) if v is not None]
-        eff = max(sols) if sols else None
-        return RooflineResult(
-            compute_sol_pct=compute, memory_sol_pct=memory, efficiency_pct=eff,
-            headroom_pct=None if eff is None else max(0.0, 100.0 - eff),
-            at_roofline=eff is not None and eff >= self.config.threshold_pct,
-            bottleneck=self._bottleneck(compute, memory),
-            uses_tensor_cores=None if tc is None else tc > self.config.tensor_core_threshold_pct,
-            warnings=warns)
-
-# %% ../nbs/13_roofline.ipynb #1085f323
-@patch
-def should_stop(self:RooflineAnalyzer,
-    result:RooflineResult, # the newest kernel's verdict; it is appended to the history
-) -> tuple[bool, str]:     # (stop?, why)
-    "Whether an optimisation loop should stop after `result`."
-    c = self.config
-    self.history.append(result)
-    if c.early_stop and result.at_roofline:
-        return True, f"at the roofline: efficiency {result.efficiency_pct:.1f}% >= threshold {c.threshold_pct:.1f}%"
-    last = [r.efficiency_pct for r in self.history[-c.convergence_rounds:]]
-    if len(last) == c.convergence_rounds and None not in last:
-        moved = max(last) - min(last)
-        if moved < c.min_improvement_pct:
-            return True, (f"converged: efficiency moved {moved:.2f} points over the last {c.convergence_rounds} results "
-                          f"(< {c.min_improvement_pct} points)")
-    return False, ''
-
-@patch
-def reset(self:RooflineAnalyzer):
-    "Forget the history of results (start a new optimisation)."
-    self.history.clear()
-
-# %% ../nbs/13_roofline.ipynb #6ed68ce6
-@dataclass
-class HardwarePeaks:
-    "The two roofs of a roofline: peak FLOP/s and peak memory bandwidth of one device for one dtype."
-    peak_flops:float      # FLOP/s
-    peak_bandwidth:float  # bytes/s (read plus written)
-    ridge_point:float     # FLOP/byte where the roofs meet: peak_flops / peak_bandwidth
-    device:str            # "cpu", "cuda:0", or the GPU's datasheet name
-    dtype:str             # e.g. "torch.float32", or a precision name such as "tf32"
-    tf32_enabled:bool     # whether fp32 matmuls could use TF32 tensor cores
-    source:str            # "measured" or "datasheet"
-
-    def to_dict(self) -> dict:
-        "The peaks as a JSON-able dict."
-        return asdict(self)
-
-    @property
-    def label(self) -> str:
-        "A one-line description, e.g. for a plot legend."
-        return f"{self.source} {self.device} {self.dtype.removeprefix('torch.')}: {_si(self.peak_flops)}FLOP/s, {_si(self.peak_bandwidth)}B/s"
-
-# %% ../nbs/13_roofline.ipynb #fcb62aa6
-def _si(x:float) -> str:
-    "x with an SI prefix, e.g. 1.23e12 -> '1.23 T'."
-    for p, s in ((1e15, 'P'), (1e12, 'T'), (1e9, 'G'), (1e6, 'M'), (1e3, 'k')):
-        if abs(x) >= p: return f"{x/p:.3g} {s}"
-    return f"{x:.3g} "
-
-# %% ../nbs/13_roofline.ipynb #3bf9ab61
-class DeviceUnavailableError(ValueError):
-    "A device was asked for that this machine does not have."
-
-def resolve_device(device:str|torch.device) -> torch.device:
-    "`device` as a torch.device with an index for CUDA; raises `DeviceUnavailableError` if this machine lacks it."
-    try: dev = torch.device(device)
-    except (RuntimeError, TypeError):
-        raise DeviceUnavailableError(f"device {device!r} is not a device name: use 'cpu', 'cuda' or 'cuda:N'") from None
-    if dev.type == 'cuda':
-        if not torch.cuda.is_available():
-            raise DeviceUnavailableError(f"device {str(device)!r} was asked for but torch sees no CUDA device on this machine; use device 'cpu'")
-        idx = torch.cuda.current_device() if dev.index is None else dev.index
-        if idx >= torch.cuda.device_count():
-            raise DeviceUnavailableError(f"device {str(device)!r}: only {torch.cuda.device_count()} CUDA device(s) are visible")
-        return torch.device('cuda', idx)
-    if dev.type != 'cpu': raise DeviceUnavailableError(f"device {str(device)!r}: kernelopt measures on 'cpu' or 'cuda' devices")
-    return dev
-
-# %% ../nbs/13_roofline.ipynb #da1f334a
-def _parse_size(s:str) -> int:
-    m = re.fullmatch(r'\s*(\d+)\s*([KMG]?)i?B?\s*', s, re.I)
-    if not m: raise ValueError(f"cannot read cache size {s!r}")
-    return int(m.group(1)) * {'': 1, 'K': 2**10, 'M': 2**20, 'G': 2**30}[m.group(2).upper()]
-
-def largest_cache_bytes(device:str|torch.device='cpu') -> int|None:
-    "Size of the device's largest cache in bytes (GPU L2, CPU last level), or None if it cannot be found."
-    dev = resolve_device(device)
-    if dev.type == 'cuda': return int(torch.cuda.get_device_properties(dev).L2_cache_size) or None
-    sizes = []
-    for f in Path('/sys/devices/system/cpu/cpu0/cache').glob('index*/size'):
-        try: sizes.append(_parse_size(f.read_text()))
-        except (OSError, ValueError): pass
-    if not sizes:
-        for name in ('SC_LEVEL4_CACHE_SIZE', 'SC_LEVEL3_CACHE_SIZE', 'SC_LEVEL2_CACHE_SIZE'):
-            try: sizes.append(os.sysconf(name))
-            except (ValueError, OSError): pass
-    sizes = [s for s in sizes if s and s > 0]
-    return max(sizes) if sizes else None
-
-# %% ../nbs/13_roofline.ipynb #2ebd3b12
-def _free_memory_bytes(dev:torch.device) -> int|None:
-    if dev.type == 'cuda': return torch.cuda.mem_get_info(dev)[0]
-    try:
-        for line in Path('/proc/meminfo').read_text().splitlines():
-            if line.startswith('MemAvailable:'): return int(line.split()[1]) * 1024
-    except OSError: pass
-    return None
-
-def default_peak_sizes(device:str|torch.device='cpu') -> tuple[int, int]:
-    "(matmul_size, bandwidth_mb) that `measure_peaks` uses on `device` when none are given."
-    dev = resolve_device(device)
-    n = 8192 if dev.type == 'cuda' else 2048
-    cache = largest_cache_bytes(dev)
-    if cache is None:
-        warnings.warn(f"could not find the largest cache of {dev}; using a 256 MiB copy buffer (pass bandwidth_mb to choose)")
-        cache = 64 * 2**20
-    mb = max(64, math.ceil(4 * cache / 2**20))
-    free = _free_memory_bytes(dev)
-    if free and mb * 2**20 > free // 8:
-        cap = max(64, free // 8 // 2**20)
-        warnings.warn(f"a copy buffer of 4x the {cache/2**20:.0f} MiB cache ({mb} MiB) exceeds 1/8 of free memory; using {cap} MiB")
-        mb = cap
-    return n, mb
-
-# %% ../nbs/13_roofline.ipynb #d9338523
-_PEAKS_CACHE:dict = {}
-
-def clear_peaks_cache():
-    "Forget every cached `measure_peaks` result."
-    _PEAKS_CACHE.clear()
-
-def _time_once(fn:Callable, dev:torch.device) -> float:
-    "Seconds one call of `fn` takes on `dev`."
-    if dev.type == 'cuda':
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); fn(); e.record(); e.synchronize()
-        return s.elapsed_time(e) / 1e3
-    t0 = time.perf_counter(); fn()
-    return time.perf_counter() - t0
-
-@contextmanager
-def _tf32(dev:torch.device, allow:bool):
-    "Pin TF32 for matmuls and convolutions on CUDA; restore afterwards."
-    if dev.type != 'cuda':
-        yield; return
-    old = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = allow
-    try: yield
-    finally: torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = old
-
-# %% ../nbs/13_roofline.ipynb #71249ab3
-def as_dtype(dtype) -> torch.dtype:
-    "A torch floating dtype from a dtype or its name ('float32', 'torch.bfloat16'); `ValueError` otherwise."
-    dt = dtype if isinstance(dtype, torch.dtype) else getattr(torch, str(dtype).removeprefix('torch.'), None)
-    if not isinstance(dt, torch.dtype) or not dt.is_floating_point:
-        raise ValueError(f"dtype {dtype!r}: need a floating torch dtype, e.g. torch.float32, 'float16' or 'bfloat16'")
-    return dt
-
-# %% ../nbs/13_roofline.ipynb #df5c1fef
-def measure_peaks(
-    device:str|torch.device='cuda',  # "cpu", "cuda" or "cuda:N"
-    dtype:torch.dtype|str=torch.float32, # floating dtype of the matmul probe (or its name, 'bfloat16')
-    matmul_size:int|None=None,       # N of the N x N matmul; None = `default_peak_sizes`
-    bandwidth_mb:int|None=None,      # MiB per copy buffer; None = 4x the largest cache
-    warmup:int=5,                    # untimed runs of each probe
-    steps:int=20,                    # timed runs of each probe; the best one counts
-    allow_tf32:bool=False,           # let fp32 matmuls use TF32 tensor cores
-    cache:bool=True,                 # reuse an earlier result with the same arguments
-) -> HardwarePeaks:
-    "Measure this machine's peak FLOP/s (large matmul) and memory bandwidth (large copy)."
-    dev, dtype = resolve_device(device), as_dtype(dtype)
-    if matmul_size is not None and matmul_size < 1 or bandwidth_mb is not None and bandwidth_mb < 1:
-        raise ValueError(f"matmul_size and bandwidth_mb must be positive (got {matmul_size}, {bandwidth_mb}); None picks the defaults")
-    if steps < 1 or warmup < 0: raise ValueError(f"steps must be >= 1 and warmup >= 0 (got steps={steps}, warmup={warmup})")
-    if matmul_size is None or bandwidth_mb is None:
-        n0, mb0 = default_peak_sizes(dev)
-        matmul_size, bandwidth_mb = matmul_size or n0, bandwidth_mb or mb0
-    tf32 = bool(allow_tf32 and dev.type == 'cuda' and dtype == torch.float32)
-    key = (str(dev), dtype, matmul_size, bandwidth_mb, tf32, warmup, steps,
-           torch.get_num_threads() if dev.type == 'cpu' else None)
-    if cache and key in _PEAKS_CACHE: return _PEAKS_CACHE[key]
-    with torch.no_grad(), _tf32(dev, tf32):
-        a = torch.randn(matmul_size, matmul_size, device=dev).to(dtype)
-        b = torch.randn(matmul_size, matmul_size, device=dev).to(dtype)
-        for _ in range(warmup): _time_once(lambda: a @ b, dev)
-        flops = 2 * matmul_size**3 / min(_time_once(lambda: a @ b, dev) for _ in range(steps))
-        del a, b
-        n = bandwidth_mb * 2**20 // dtype.itemsize
-        src, dst = torch.empty(n, dtype=dtype, device=dev).fill_(1), torch.empty(n, dtype=dtype, device=dev)
-        for _ in range(max(warmup, 1)): dst.copy_(src)
-        best = min(_time_once(lambda: dst.copy_(src), dev) for _ in range(steps))
-        bw = 2 * n * dtype.itemsize / best
-        del src, dst
-    if dev.type == 'cuda': torch.cuda.empty_cache()
-    peaks = HardwarePeaks(flops, bw, flops / bw, str(dev), str(dtype), tf32, 'measured')
-    if cache: _PEAKS_CACHE[key] = peaks
-    return peaks
-
-# %% ../nbs/13_roofline.ipynb #5906f1d1
-@patch(cls_method=True)
-def from_spec(cls:HardwarePeaks,
-    gpu_spec,                    # a kernelopt.gpu_specs.GPUSpec, or a GPU name for get_gpu_specs
-    dtype=torch.float32,         # a torch.dtype or one of "fp32","tf32","fp16","bf16","fp8"
-) -> HardwarePeaks:
-    "The datasheet roofs of `gpu_spec` for `dtype`."
-    from kernelopt.gpu_specs import precision_name, get_gpu_specs
-    if isinstance(gpu_spec, str): gpu_spec = get_gpu_specs(gpu_spec)
-    prec = precision_name(dtype)
-    tflops = gpu_spec.peak_tflops(prec)
-    if tflops is None:
-        raise ValueError(f"{gpu_spec.name} has no {prec} peak in the GPU table; pick another dtype or use measure_peaks")
-    flops, bw = tflops * 1e12, gpu_spec.peak_memory_bw_gbps * 1e9
-    return cls(flops, bw, flops / bw, gpu_spec.name, str(dtype) if isinstance(dtype, torch.dtype) else prec,
-               prec == 'tf32', 'datasheet')
-
-# %% ../nbs/13_roofline.ipynb #ab178f45
-def floor_time_s(
-    flops:float,         # FLOPs the work needs
-    bytes_moved:float,   # bytes it must read plus write
-    peaks:HardwarePeaks, # the roofs
-) -> float:              # seconds: no correct implementation can be faster on this hardware
-    "Least time the hardware allows for `flops` and `bytes_moved`: the slower of the two roofs."
-    return max(flops / peaks.peak_flops, bytes_moved / peaks.peak_bandwidth)
+__all__ = ['SOURCES', 'RooflinePoint', 'roofline_point', 'point_from_ncu', 'OpPoint', 'profile_model_roofline', 'format_quantity',
+           'ModelRoofline', 'drawable_point', 'plot_roofline']
 
 # %% ../nbs/13_roofline.ipynb #7af6b493
 SOURCES = ('analytic', 'model', 'ncu')
@@ -376,234 +68,69 @@ def roofline_point(
                          **_classify(flops, bytes_moved, time_s, peaks))
 
 # %% ../nbs/13_roofline.ipynb #cdd61754
+def _value(metrics:dict, key:str) -> float|None: return metric_schema.metric_value(metrics.get(key))
+
+def _ncu_bytes(m:dict, time_s:float, peaks:HardwarePeaks) -> float|None:
+    "DRAM bytes of one kernel: the byte counters, else bandwidth x time, else DRAM % of the roofs' bandwidth x time."
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        nbytes = metric_schema.dram_bytes_from_metrics(m)
+    if nbytes is not None: return nbytes
+    if (bw := _value(m, 'dram__bytes.sum.per_second')) is not None: return bw * time_s
+    pct = _value(m, metric_schema.DRAM_SOL)
+    pct = _value(m, metric_schema.GPU_DRAM_SOL) if pct is None else pct
+    return None if pct is None else pct / 100 * peaks.peak_bandwidth * time_s
+
 def point_from_ncu(
     name:str,            # label of the kernel
-    ncu_metrics:dict,    # one kernel's metrics, as for `RooflineAnalyzer.analyze`
+    ncu_metrics:dict,    # one kernel's metrics: an entry of kernelopt.ncu.read_metrics(path)
     peaks:HardwarePeaks, # the roofs
     time_s:float|None=None, # seconds per call; None = the metrics' duration
+    flops:float|None=None,  # FLOPs of one call when the metrics have no instruction counts (a details-page capture)
 ) -> RooflinePoint:
-    "Place a profiled kernel on the roofline from its Nsight Compute counters."
-    flops = metric_schema.flops_from_metrics(ncu_metrics)
-    nbytes = metric_schema.dram_bytes_from_metrics(ncu_metrics)
+    "Place a profiled kernel on the roofline from its Nsight Compute counters (raw or details page)."
     if time_s is None:
-        warns = []
-        d = _metric(ncu_metrics, metric_schema.DURATION, warns)
-        if d is None: raise ValueError(f"{name}: {warns[0]}; pass time_s")
+        d = _value(ncu_metrics, metric_schema.DURATION)
+        if d is None: raise ValueError(f"{name}: missing metric {metric_schema.DURATION}; pass time_s")
         time_s = d * 1e-9   # the schema's unit for DURATION is nanoseconds
+    if flops is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            flops = metric_schema.flops_from_metrics(ncu_metrics)
+    nbytes = _ncu_bytes(ncu_metrics, time_s, peaks)
     if flops is None or nbytes is None:
-        raise ValueError(f"{name}: the metrics lack the counters for FLOPs or DRAM bytes "
-                         f"({', '.join(metric_schema.FLOP_INSTRUCTION_METRICS)}, {metric_schema.DRAM_BYTES_READ}, {metric_schema.DRAM_BYTES_WRITE})")
+        raise ValueError(f"{name}: the metrics lack the counters for FLOPs or DRAM bytes (instruction counts such as "
+                         f"{next(iter(metric_schema.FLOP_INSTRUCTION_METRICS))}, {metric_schema.DRAM_BYTES_READ}/{metric_schema.DRAM_BYTES_WRITE} "
+                         f"or {metric_schema.DRAM_SOL}); pass flops= (e.g. from kernelopt.flops.problem_flops_bytes)")
     return roofline_point(name, flops, nbytes, time_s, peaks, source='ncu')
 
-# %% ../nbs/13_roofline.ipynb #4207cdd5
-_aten = torch.ops.aten
-
-def _ops(names:str) -> list:
-    "aten op packets for a space-separated list of names (names this torch lacks are skipped)."
-    out = []
-    for n in names.split():
-        try: out.append(getattr(_aten, n))
-        except (AttributeError, RuntimeError): pass
-    return out
-
-FLOPS_PER_OUTPUT_ELEMENT = {  # elementwise ops: FLOPs per element of the (first) output
-    0: "clone copy_ _to_copy _copy_from cat stack constant_pad_nd reflection_pad1d reflection_pad2d reflection_pad3d "
-       "replication_pad1d replication_pad2d replication_pad3d flip roll repeat index_select gather embedding index "
-       "masked_select scatter slice_scatter select_scatter diagonal_scatter diag_embed diag tril triu fill_ zero_ zeros "
-       "ones full empty empty_like empty_strided new_empty new_empty_strided new_zeros new_ones new_full zeros_like ones_like "
-       "full_like arange scalar_tensor lift_fresh_copy _local_scalar_dense upsample_nearest1d upsample_nearest2d "
-       "upsample_nearest3d _upsample_nearest_exact2d pixel_shuffle pixel_unshuffle im2col index_put_ index_put _index_put_impl_ "
-       "index_copy index_copy_ masked_scatter _unsafe_index resize_ set_ channel_shuffle native_channel_shuffle fill "
-       "logical_not logical_and logical_or logical_xor bitwise_not bitwise_and bitwise_or "
-       "rand randn randint rand_like randn_like randint_like randperm normal uniform bernoulli random exponential",
-    1: "add add_ sub sub_ rsub mul mul_ div div_ neg abs relu relu_ gelu silu sigmoid tanh exp exp2 expm1 log log2 log10 "
-       "log1p sqrt rsqrt reciprocal pow sin cos tan sinh cosh asin acos atan atan2 erf erfc erfinv floor ceil round trunc frac "
-       "remainder fmod maximum minimum clamp clamp_ clamp_min clamp_max hardtanh hardtanh_ leaky_relu elu selu celu softplus "
-       "hardsigmoid hardswish mish log_sigmoid_forward threshold _prelu_kernel square where masked_fill masked_fill_ "
-       "sgn eq ne lt le gt ge isnan isinf sign signbit neg_ sigmoid_ tanh_ gelu_ silu_ mul_ sqrt_ exp_ pow_ logit xlogy special_xlog1py nan_to_num heaviside "
-       "hypot copysign true_divide floor_divide",
-    2: "addcmul addcdiv lerp addcmul_ addcdiv_ lerp_ glu native_dropout",
-}
-FLOPS_PER_INPUT_ELEMENT = {  # reductions and scans: FLOPs per element of the (first) input
-    1: "sum mean amax amin max min argmax argmin prod cumsum cumprod cummax cummin any all nansum logcumsumexp "
-       "nll_loss_forward nll_loss2d_forward aminmax topk kthvalue median nanmedian mode",
-    2: "linalg_vector_norm norm logsumexp",
-    3: "var std var_mean std_mean mse_loss l1_loss",
-    4: "smooth_l1_loss huber_loss binary_cross_entropy binary_cross_entropy_with_logits kl_div soft_margin_loss",
-    5: "_softmax _log_softmax softmax log_softmax _safe_softmax",
-}
-_METADATA = _ops("_unsafe_view detach alias lift_fresh _reshape_alias _fw_primal _make_dual sym_size sym_stride sym_numel "
-                 "sym_storage_offset size stride is_same_size is_nonzero _assert_async _assert_tensor_metadata "
-                 "_has_compatible_shallow_copy_type resolve_conj resolve_neg")
-
-# %% ../nbs/13_roofline.ipynb #a1016d07
-def _numel(x) -> int:
-    t = x[0] if isinstance(x, (tuple, list)) else x
-    return t.numel() if isinstance(t, torch.Tensor) else 0
-
-def _first_tensor(args):
-    return next((a for a in tree_flatten(args)[0] if isinstance(a, torch.Tensor)), None)
-
-def _per_element(per:float, of_output:bool):
-    def f(args, kwargs, out):
-        t = out if of_output else _first_tensor(args)
-        return per * _numel(t)
-    return f
-
-def _norm_flops(x:torch.Tensor, weight, bias, normalise:int=5) -> int:
-    "Normalise `x` (5 FLOPs per element with batch statistics, 2 with running ones) plus 1 each for weight and bias."
-    return x.numel() * (normalise + (weight is not None) + (bias is not None))
-
-def _bn(args, kwargs, out):
-    "Batch norm: batch statistics when training (the first bool argument), running ones otherwise."
-    training = next((a for a in args[3:] if isinstance(a, bool)), kwargs.get('training', True))
-    return _norm_flops(args[0], args[1], args[2], 5 if training else 2)
-
-def _pool(args, kwargs, out):
-    "One FLOP per window element for each output element (kernel size is the second argument)."
-    k = args[1] if len(args) > 1 else kwargs['kernel_size']
-    return _numel(out) * math.prod(k if isinstance(k, (list, tuple)) else [k])
-
-def _sdpa(args, kwargs, out):
-    q, k, v = args[:3]
-    return _fc.sdpa_flop_count(q.shape, k.shape, v.shape)
-
-def _torch_formula(packet):
-    f = _fc.flop_registry[packet]
-    return lambda args, kwargs, out: f(*args, **kwargs, out_val=out)
-
-# %% ../nbs/13_roofline.ipynb #0132613c
-FLOP_FORMULAS:dict = {}  # aten op packet -> fn(args, kwargs, out) -> FLOPs of one call
-
-def register_op_flops(
-    ops,          # an aten op packet (e.g. torch.ops.aten.gelu), or a list of them
-    fn:Callable,  # fn(args, kwargs, out) -> FLOPs of one call, from the real tensors
-):
-    "Register (or replace) the FLOP formula of aten ops for `profile_model_roofline`."
-    if not callable(fn): raise ValueError(f"register_op_flops: fn must be callable as fn(args, kwargs, out), got {fn!r}")
-    for op in (ops if isinstance(ops, (list, tuple)) else [ops]):
-        FLOP_FORMULAS[getattr(op, 'overloadpacket', op)] = fn
-
-for _per, _names in FLOPS_PER_OUTPUT_ELEMENT.items():   # each elementwise op and its in-place variant (`relu_`)
-    register_op_flops(_ops(_names + ' ' + ' '.join(n + '_' for n in _names.split())), _per_element(_per, True))
-for _per, _names in FLOPS_PER_INPUT_ELEMENT.items(): register_op_flops(_ops(_names), _per_element(_per, False))
-register_op_flops(_ops("native_layer_norm"), lambda a, k, o: _norm_flops(a[0], a[2], a[3]))
-register_op_flops(_ops("native_group_norm"), lambda a, k, o: _norm_flops(a[0], a[1], a[2]))
-register_op_flops(_ops("_fused_rms_norm"), lambda a, k, o: a[0].numel() * (4 + (len(a) > 2 and a[2] is not None)))
-register_op_flops(_ops("native_batch_norm _native_batch_norm_legit _native_batch_norm_legit_functional"), _bn)
-register_op_flops(_ops("_native_batch_norm_legit_no_training"), lambda a, k, o: _norm_flops(a[0], a[1], a[2], 2))
-register_op_flops(_ops("max_pool1d max_pool2d max_pool3d max_pool2d_with_indices max_pool3d_with_indices "
-                       "avg_pool1d avg_pool2d avg_pool3d max_pool1d_with_indices"), _pool)
-register_op_flops(_ops("adaptive_max_pool1d adaptive_max_pool2d adaptive_max_pool3d _adaptive_avg_pool2d "
-                       "_adaptive_avg_pool3d adaptive_avg_pool1d"), _per_element(1, False))
-register_op_flops(_ops("upsample_linear1d upsample_bilinear2d _upsample_bilinear2d_aa upsample_trilinear3d upsample_bicubic2d"),
-                  _per_element(8, True))
-register_op_flops(_ops("mv"), lambda a, k, o: 2 * a[0].numel())
-register_op_flops(_ops("addmv"), lambda a, k, o: 2 * a[1].numel())
-register_op_flops(_ops("dot vdot"), lambda a, k, o: 2 * a[0].numel())
-register_op_flops(_ops("addr"), lambda a, k, o: 2 * o.numel())
-register_op_flops(_ops("_scaled_dot_product_flash_attention_for_cpu _scaled_dot_product_fused_attention_overrideable"), _sdpa)
-for _p in _fc.flop_registry:   # torch's own formulas: matmuls, convolutions, attention
-    if isinstance(_p, torch._ops.OpOverloadPacket): FLOP_FORMULAS[_p] = _torch_formula(_p)
-
-# %% ../nbs/13_roofline.ipynb #659a8f5d
-def op_flops(func, args, kwargs, out) -> float|None:
-    "FLOPs of one aten op call; 0 for views and metadata ops; None when no formula is known."
-    if func.is_view or func.overloadpacket in _METADATA: return 0
-    f = FLOP_FORMULAS.get(func.overloadpacket)
-    return None if f is None else float(f(args, kwargs, out))
-
-# %% ../nbs/13_roofline.ipynb #0b8ce73b
-class _Call:
-    "One recorded aten op call."
-    __slots__ = ('op', 'module', 'flops', 'bytes', 'reads', 'writes', 'time')
-    def __init__(self, op, module, flops=None, nbytes=0, reads=None, writes=None, time=None):
-        self.op, self.module, self.flops, self.bytes, self.reads, self.writes, self.time = op, module, flops, nbytes, reads, writes, time
-
-# %% ../nbs/13_roofline.ipynb #4f8e0915
-_WRITE_ONLY = set(_ops("copy_ fill_ zero_ normal_ uniform_ bernoulli_ random_ exponential_ index_put_ _index_put_impl_ "
-                       "index_copy_ masked_scatter_ set_ resize_"))
-_PARTIAL_READ = set(_ops("embedding index_select gather index _unsafe_index"))  # read of the first argument <= the output's elements
-
-def _view_bytes(t:torch.Tensor) -> int:
-    "Bytes a kernel must touch for this view: its elements, broadcast (stride 0) dimensions counted once."
-    return math.prod(s for s, st in zip(t.shape, t.stride()) if st != 0) * t.element_size() if t.numel() else 0
-
-def _storage_key(t:torch.Tensor):
-    try: return (t.device.type, t.untyped_storage().data_ptr())
-    except (RuntimeError, NotImplementedError): return ('id', id(t))
-
-def _add(acc:dict, t:torch.Tensor, nbytes:int|None=None):
-    "Add the view `t` (or `nbytes` of it) to the per-storage accounting `acc`."
-    k = _storage_key(t)
-    views = acc.setdefault(k, {})
-    views[(t.storage_offset(), tuple(t.shape), tuple(t.stride()), t.dtype)] = _view_bytes(t) if nbytes is None else nbytes
-
-def _total(acc:dict) -> int:
-    return sum(sum(v.values()) for v in acc.values())
-
-def _written_args(func, args, kwargs) -> list[torch.Tensor]:
-    "Tensor arguments the op's schema marks as written (self of an in-place op, out=)."
-    out = []
-    for i, a in enumerate(func._schema.arguments):
-        if a.alias_info is not None and a.alias_info.is_write:
-            v = args[i] if i < len(args) and not a.kwarg_only else kwargs.get(a.name)
-            out += [t for t in tree_flatten(v)[0] if isinstance(t, torch.Tensor)]
-    return out
-
-# %% ../nbs/13_roofline.ipynb #146984a1
-def op_bytes(func, args, kwargs, out) -> tuple[int, dict, dict]:
-    "Bytes one aten op call reads plus writes, with the per-storage reads and writes."
-    reads, writes = {}, {}
-    if func.is_view or func.overloadpacket in _METADATA: return 0, reads, writes
-    written = _written_args(func, args, kwargs)
-    wids = {id(t) for t in written}
-    ins = [t for t in tree_flatten((args, kwargs))[0] if isinstance(t, torch.Tensor)]
-    for i, t in enumerate(ins):
-        if id(t) in wids and func.overloadpacket in _WRITE_ONLY: continue
-        if i == 0 and func.overloadpacket in _PARTIAL_READ and isinstance(out, torch.Tensor):
-            _add(reads, t, min(_view_bytes(t), out.numel() * t.element_size()))
-        else: _add(reads, t)
-    for t in written: _add(writes, t)
-    read_only = {_storage_key(t) for t in ins if id(t) not in wids}
-    for t in tree_flatten(out)[0]:   # outputs that alias a read-only input are views, not writes
-        if isinstance(t, torch.Tensor) and _storage_key(t) not in read_only: _add(writes, t)
-    return _total(reads) + _total(writes), reads, writes
-
 # %% ../nbs/13_roofline.ipynb #debe5b6a
-class _OpRecorder(TorchDispatchMode):
-    "Record every aten op call: its module, FLOPs and bytes (when counting) and its time (when timing)."
-    def __init__(self, stack:list[str]|None=None, count:bool=True, timing:str|None=None):
-        super().__init__()
-        self.stack, self.count, self.timing, self.calls = stack or ['(root)'], count, timing, []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        if self.timing == 'cuda':
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record(); out = func(*args, **kwargs); e.record(); t = (s, e)
-        elif self.timing == 'host':
-            t0 = time.perf_counter(); out = func(*args, **kwargs); t = time.perf_counter() - t0
-        else: out, t = func(*args, **kwargs), None
-        c = _Call(func.overloadpacket.__name__, self.stack[-1], time=t)
-        if self.count:
-            c.flops = op_flops(func, args, kwargs, out)
-            c.bytes, c.reads, c.writes = op_bytes(func, args, kwargs, out)
-        self.calls.append(c)
-        return out
+class _Call:
+    "One recorded aten op call: its name, module, counts (first step only) and time."
+    __slots__ = ('op', 'module', 'count', 'time')
+    def __init__(self, op, module, count, time): self.op, self.module, self.count, self.time = op, module, count, time
 
 @contextmanager
 def _module_stack(model:nn.Module, stack:list[str]):
-    "Keep `stack` equal to the names of the modules whose forward is running."
-    def pop(mod, inp, out): stack.pop()   # a forward hook must return None, or it replaces the output
-    handles = []
-    for name, m in model.named_modules():
-        if not name: continue
-        handles.append(m.register_forward_pre_hook(lambda mod, inp, name=name: stack.append(name) and None))
-        handles.append(m.register_forward_hook(pop, always_call=True))
+    "Keep `stack` equal to the names of the model's modules whose forward is running (global hooks only)."
+    from torch.nn.modules.module import register_module_forward_pre_hook, register_module_forward_hook
+    names = {id(m): n for n, m in model.named_modules() if n}
+    def pre(mod, inp):
+        if id(mod) in names: stack.append(names[id(mod)])
+    def post(mod, inp, out):
+        if id(mod) in names and stack[-1] == names[id(mod)]: stack.pop()
+    handles = [register_module_forward_pre_hook(pre), register_module_forward_hook(post, always_call=True)]
     try: yield stack
     finally:
         for h in handles: h.remove()
+
+def _record(model, inputs, stack, count:bool, timing:str|None):
+    "One forward pass under the tracer: (calls, output)."
+    calls = []
+    def on_op(func, args, kwargs, out, t):
+        calls.append(_Call(func.overloadpacket.__name__, stack[-1], count_op(func, args, kwargs, out) if count else None, t))
+    with torch.no_grad(), OpTracer(on_op=on_op, timing=timing): out = model(*inputs)
+    return calls, out
 
 # %% ../nbs/13_roofline.ipynb #9acea899
 @dataclass
@@ -613,7 +140,7 @@ class OpPoint(RooflinePoint):
     module:str=''  # qualified name of the innermost module that called it; "(root)" for the model's own forward
 
 # %% ../nbs/13_roofline.ipynb #d43732f6
-def _median_times(steps_calls:list[list[_Call]], device_type:str) -> list[float]:
+def _median_times(steps_calls:list[list], device_type:str) -> list[float]:
     "Median time of each call index over the steps."
     if device_type == 'cuda':
         torch.cuda.synchronize()
@@ -628,31 +155,15 @@ def _median_times(steps_calls:list[list[_Call]], device_type:str) -> list[float]
 def _to(x, device):
     return x.to(device) if isinstance(x, torch.Tensor) else x
 
-# %% ../nbs/13_roofline.ipynb #f2acaf3f
-def _compulsory_bytes(calls:list[_Call], outputs) -> int:
-    "Bytes any implementation must move: storages read before any op wrote them (inputs, weights) plus the outputs."
-    written, acc = set(), {}
-    for c in calls:
-        for k, views in c.reads.items():
-            if k not in written: acc.setdefault(k, {}).update(views)
-        written |= set(c.writes)
-    for t in tree_flatten(outputs)[0]:
-        if isinstance(t, torch.Tensor): _add(acc, t)
-    return _total(acc)
-
-def _run_counted(model, inputs, stack):
-    rec = _OpRecorder(stack, count=True)
-    with torch.no_grad(), _module_stack(model, stack), rec: out = model(*inputs)
-    return rec.calls, out
-
 # %% ../nbs/13_roofline.ipynb #f53bfeda
 def profile_model_roofline(
     model:nn.Module,         # the model to profile
     inputs:Sequence,         # positional inputs of one forward call
-    device:str|torch.device='cpu', # where to run; model and inputs are moved there
-    peaks:HardwarePeaks|None=None, # the roofs; None = measure_peaks(device, dtype of the inputs)
+    device:str|torch.device|None=None, # where to run; model and inputs are moved there; None = the default device
+    peaks:HardwarePeaks|None=None, # the roofs; None = roofs_for(device, dtype of the inputs)
     warmup:int=3,            # plain forward passes before profiling
     steps:int=10,            # profiled forward passes; each op's time is the median
+    train:bool=False,        # profile in training mode (BatchNorm statistics updates, dropout); default eval mode
 ) -> 'ModelRoofline':
     "Place every aten op call of one forward pass of `model` on the roofline."
     dev = resolve_device(device)
@@ -660,36 +171,52 @@ def profile_model_roofline(
     if isinstance(inputs, (torch.Tensor, dict, str)) or not isinstance(inputs, Sequence):
         raise ValueError(f"inputs must be a list of the forward call's positional inputs (e.g. [x]), got {type(inputs).__name__}")
     if steps < 1 or warmup < 0: raise ValueError(f"steps must be >= 1 and warmup >= 0, got steps={steps}, warmup={warmup}")
-    model = model.to(dev)
-    inputs = [_to(x, dev) for x in inputs]
+    model, inputs = model.to(dev), [_to(x, dev) for x in inputs]
     if peaks is None:
         ft = next((x for x in inputs if isinstance(x, torch.Tensor) and x.is_floating_point()), None)
-        peaks = measure_peaks(dev, ft.dtype if ft is not None else torch.float32)
-    with torch.no_grad():
-        for _ in range(warmup): model(*inputs)
-    stack = ['(root)']
-    timing = 'cuda' if dev.type == 'cuda' else 'host'
-    steps_calls = []
-    with torch.no_grad(), _module_stack(model, stack):
-        for i in range(steps):
-            rec = _OpRecorder(stack, count=i == 0, timing=timing)
-            with rec: out = model(*inputs)
-            steps_calls.append(rec.calls)
-            if i == 0: compulsory = _compulsory_bytes(rec.calls, out)
+        peaks = roofs_for(dev, ft.dtype if ft is not None else torch.float32)
+    was_training = model.training
+    model.train(train)
+    try:
+        with torch.no_grad():
+            for _ in range(warmup): model(*inputs)
+        stack, steps_calls = ['(root)'], []
+        with _module_stack(model, stack):
+            for i in range(steps):
+                calls, out = _record(model, inputs, stack, count=i == 0, timing='cuda' if dev.type == 'cuda' else 'host')
+                steps_calls.append(calls)
+                if i == 0: compulsory = compulsory_bytes([c.count for c in calls], out)
+    finally: model.train(was_training)
     times = _median_times(steps_calls, dev.type)
-    points = [OpPoint(name=f"{c.module}:{c.op}", flops=c.flops, bytes_moved=c.bytes, time_s=t,
-                      achieved_bandwidth=c.bytes / t if t > 0 else math.inf, source='model', op=c.op, module=c.module,
-                      **_classify(c.flops, c.bytes, max(t, 1e-12), peaks))
+    points = [OpPoint(name=f"{c.module}:{c.op}", flops=c.count.flops, bytes_moved=c.count.bytes, time_s=t,
+                      achieved_bandwidth=c.count.bytes / t if t > 0 else math.inf, source='model', op=c.op, module=c.module,
+                      **_classify(c.count.flops, c.count.bytes, max(t, 1e-12), peaks))
               for c, t in zip(steps_calls[0], times)]
-    unknown = sorted({p.op for p in points if p.flops is None})
+    return ModelRoofline(points, peaks, _warnings(points, peaks), steps, compulsory)
+
+# %% ../nbs/13_roofline.ipynb #d13e0c03
+def _warnings(points:list, peaks:HardwarePeaks) -> list[str]:
+    "Ops without a FLOP formula; ops faster than the roofs (cache-resident, or roofs too low)."
     warns = [f"no FLOP formula for aten.{op}: its time counts as not covered; register one with "
-             f"kernelopt.roofline.register_op_flops" for op in unknown]
+             f"kernelopt.flops.register_op_flops" for op in sorted({p.op for p in points if p.flops is None})]
     fast = [p for p in points if p.pct_of_roof is not None and p.pct_of_roof > 100]
     if fast:
-        warns.append(f"{len(fast)} op call(s) ran faster than the roofs allow (up to {max(p.pct_of_roof for p in fast):.0f}% of roof): "
-                     f"the peaks are too low for this run (measured with small sizes, under load, or with TF32 off while the model used it)")
+        cache = peaks.cache_bandwidth
+        cached = [p for p in fast if cache and p.achieved_bandwidth <= cache and p.flops <= p.time_s * peaks.peak_flops]
+        warns.append(f"{len(fast)} op call(s) ran faster than the DRAM roof allows (up to {max(p.pct_of_roof for p in fast):.0f}% of roof)"
+                     + (f"; {len(cached)} of them within the cache roof: small ops whose data stayed in cache" if cached else '')
+                     + ("" if len(cached) == len(fast) else "; the others suggest roofs that are too low for this run "
+                        "(measured under load, or with TF32 off while the model used it)"))
     for w in warns: warnings.warn(w)
-    return ModelRoofline(points, peaks, warns, steps, compulsory)
+    return warns
+
+# %% ../nbs/13_roofline.ipynb #d13e0c04
+def format_quantity(x:float|None, unit:str) -> str:
+    "x with an SI prefix and a space before the unit: 268435456, 'B' -> '268 MB'; None -> '-'."
+    if x is None or (isinstance(x, float) and math.isnan(x)): return '-'
+    for p, s in ((1e15, 'P'), (1e12, 'T'), (1e9, 'G'), (1e6, 'M'), (1e3, 'k')):
+        if abs(x) >= p: return f"{x / p:.3g} {s}{unit}"
+    return f"{x:.3g} {unit}"
 
 # %% ../nbs/13_roofline.ipynb #55c02c21
 @dataclass
@@ -697,9 +224,9 @@ class ModelRoofline:
     "The per-op roofline of one forward pass of a model."
     points:list[OpPoint]  # one per aten op call, in call order
     peaks:HardwarePeaks   # the roofs the points were classified against
-    warnings:list[str]    # ops without FLOP formula
+    warnings:list[str]    # ops without FLOP formula, ops faster than the roofs
     steps:int             # profiled forward passes
-    compulsory_bytes:int  # bytes of the inputs, weights and outputs: what any implementation must move
+    compulsory_bytes:int  # bytes of the inputs, weights and outputs, each storage once: what any implementation must move
 
     @property
     def total_time_s(self) -> float: return sum(p.time_s for p in self.points)
@@ -727,10 +254,28 @@ class ModelRoofline:
         return self.frame().sort_values('time_s', ascending=False).head(top).reset_index(drop=True)
 
     def to_dict(self) -> dict:
-        "Peaks, coverage and every op, as `kernelopt roofline --json` prints them."
+        "Peaks, coverage and every op, as `kernelopt roofline --json` prints them (NaN as None)."
         keep = ('op', 'module', 'flops', 'bytes', 'time_s', 'arithmetic_intensity', 'bound', 'pct_of_roof')
-        return {'peaks': self.peaks.to_dict(), 'coverage_pct': self.coverage_pct,
-                'ops': [{k: v for k, v in r.items() if k in keep} for r in self.frame().to_dict('records')]}
+        clean = lambda v: None if isinstance(v, float) and not math.isfinite(v) else v
+        return {'peaks': self.peaks.to_dict(), 'coverage_pct': self.coverage_pct, 'compulsory_bytes': self.compulsory_bytes,
+                'ops': [{k: clean(v) for k, v in r.items() if k in keep} for r in self.frame().to_dict('records')]}
+
+# %% ../nbs/13_roofline.ipynb #d13e0c06
+@patch
+def to_text(self:ModelRoofline, top:int=15) -> str:
+    "The `top` slowest op calls as a table, with the roofs and the coverage: what `kernelopt roofline` prints."
+    df = self.summary(top)
+    rows = [(r.module, r.op, format_quantity(r.flops, 'FLOP'), format_quantity(r.bytes, 'B'), format_quantity(r.time_s * 1e6, 'µs'),
+             '-' if r.arithmetic_intensity is None or math.isnan(r.arithmetic_intensity) else f"{r.arithmetic_intensity:.3g}",
+             r.bound, '-' if r.pct_of_roof is None or math.isnan(r.pct_of_roof) else f"{r.pct_of_roof:.1f}%")
+            for r in df.itertuples()]
+    head = ('module', 'op', 'FLOPs', 'bytes', 'time', 'FLOP/B', 'bound', '% of roof')
+    w = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    fmt = lambda r: '  '.join(str(x).ljust(n) if i < 2 or i == 6 else str(x).rjust(n) for i, (x, n) in enumerate(zip(r, w)))
+    lines = [f"roofs: {self.peaks.label}, ridge {self.peaks.ridge_point:.3g} FLOP/B ({self.peaks.provenance})", fmt(head), *map(fmt, rows),
+             f"{len(self.points)} op calls, {format_quantity(self.flops, 'FLOP')}, {format_quantity(self.total_time_s * 1e3, 'ms')} in all; "
+             f"compulsory bytes {format_quantity(self.compulsory_bytes, 'B')}; coverage {self.coverage_pct:.2f}% of the time has known FLOPs"]
+    return '\n'.join(lines + [f"warning: {x}" for x in self.warnings])
 
 # %% ../nbs/13_roofline.ipynb #c50432c9
 @patch
@@ -744,23 +289,6 @@ def by_module(self:ModelRoofline) -> 'pd.DataFrame':
     for k in ('arithmetic_intensity', 'bound', 'pct_of_roof'): out[k] = [r[k] for r in rows]
     return out.sort_values('time_s', ascending=False).reset_index()
 
-# %% ../nbs/13_roofline.ipynb #eac1b94d
-def problem_flops_bytes(
-    problem,                       # a kernelopt.problem.Problem, or the path of a problem file
-    device:str|torch.device='cpu', # where to run the reference model once
-    dtype:torch.dtype|None=None,   # None = the problem's own dtype
-) -> tuple[float, int]:            # (FLOPs, compulsory bytes) of one call
-    "FLOPs and compulsory bytes of one call of a problem's reference model."
-    if not hasattr(problem, 'make_model'):
-        from kernelopt.problem import load_problem
-        problem = load_problem(problem)
-    dev = resolve_device(device)
-    model, inputs = problem.make_model(dev, dtype), problem.make_inputs(dev, dtype)
-    calls, out = _run_counted(model, inputs, ['(root)'])
-    unknown = sorted({c.op for c in calls if c.flops is None})
-    if unknown: warnings.warn(f"{problem.name}: no FLOP formula for {', '.join(unknown)}; the FLOPs are a lower bound")
-    return sum(c.flops or 0 for c in calls), _compulsory_bytes(calls, out)
-
 # %% ../nbs/13_roofline.ipynb #ff677004
 _COLORS = {'memory': '#1f77b4', 'compute': '#d62728'}
 
@@ -770,8 +298,22 @@ def _find(points, p):
     if not found: raise ValueError(f"no point named {p!r}; names: {', '.join(q.name for q in points)}")
     return found[0]
 
-def _drawable(p:RooflinePoint) -> bool:
-    return p.arithmetic_intensity is not None and p.achieved_flops and 0 < p.arithmetic_intensity < math.inf
+def drawable_point(p:RooflinePoint) -> bool:
+    "Whether a point can sit on log-log roofline axes: known, positive, finite intensity and FLOP/s."
+    return p.arithmetic_intensity is not None and bool(p.achieved_flops) and 0 < p.arithmetic_intensity < math.inf
+
+def _roof_traces(r:HardwarePeaks, x) -> list:
+    import numpy as np, plotly.graph_objects as go
+    dash = 'solid' if r.source == 'measured' else 'dash'
+    out = [go.Scatter(x=x, y=np.minimum(r.peak_flops, x * r.peak_bandwidth), mode='lines', name=f"roof: {r.label} ({r.provenance})",
+                      line=dict(color='#444', width=2, dash=dash), hoverinfo='skip'),
+           go.Scatter(x=[r.ridge_point], y=[r.peak_flops], mode='markers', name=f"ridge ({r.source}): {r.ridge_point:.3g} FLOP/B",
+                      marker=dict(symbol='diamond', size=10, color='#444'), hovertemplate=f"ridge {r.ridge_point:.3g} FLOP/B<br>{r.label}<extra></extra>")]
+    if r.cache_bandwidth:
+        cache = 'L2' if r.device.startswith('cuda') or r.source == 'datasheet' else 'last-level cache'
+        out.append(go.Scatter(x=x, y=np.minimum(r.peak_flops, x * r.cache_bandwidth), mode='lines', hoverinfo='skip',
+                              name=f"cache roof ({cache}): {format_quantity(r.cache_bandwidth, 'B/s')}", line=dict(color='#999', width=1.5, dash='dot')))
+    return out
 
 # %% ../nbs/13_roofline.ipynb #aea2a412
 def plot_roofline(
@@ -781,21 +323,14 @@ def plot_roofline(
     title:str='Roofline',                     # figure title
     label_points:bool=False,                  # write each point's name next to it
 ) -> 'go.Figure':
-    "A log-log roofline figure: the roofs, the ridge points, and the points coloured by bound."
+    "A log-log roofline figure: the roofs (and cache roofs), the ridge points, and the points coloured by bound."
     import numpy as np, plotly.graph_objects as go
     roofs = [peaks] if isinstance(peaks, HardwarePeaks) else list(peaks)
     if not roofs: raise ValueError("plot_roofline needs at least one HardwarePeaks")
-    drawn = [p for p in points if _drawable(p)]
+    drawn = [p for p in points if drawable_point(p)]
     ais = [p.arithmetic_intensity for p in drawn] + [r.ridge_point for r in roofs]
     x = np.logspace(math.log10(min(ais) / 10), math.log10(max(ais) * 10), 200)
-    fig = go.Figure()
-    for r in roofs:
-        dash = 'solid' if r.source == 'measured' else 'dash'
-        fig.add_trace(go.Scatter(x=x, y=np.minimum(r.peak_flops, x * r.peak_bandwidth), mode='lines', name=f"roof: {r.label}",
-                                 line=dict(color='#444', width=2, dash=dash), hoverinfo='skip'))
-        fig.add_trace(go.Scatter(x=[r.ridge_point], y=[r.peak_flops], mode='markers', name=f"ridge ({r.source}): {r.ridge_point:.3g} FLOP/B",
-                                 marker=dict(symbol='diamond', size=10, color='#444'),
-                                 hovertemplate=f"ridge {r.ridge_point:.3g} FLOP/B<br>{r.label}<extra></extra>"))
+    fig = go.Figure([t for r in roofs for t in _roof_traces(r, x)])
     for bound in ('memory', 'compute'):
         ps = [p for p in drawn if p.bound == bound]
         if not ps: continue
@@ -803,21 +338,26 @@ def plot_roofline(
             x=[p.arithmetic_intensity for p in ps], y=[p.achieved_flops for p in ps], name=f"{bound}-bound",
             mode='markers+text' if label_points else 'markers', text=[p.name for p in ps], textposition='top center',
             marker=dict(color=_COLORS[bound], size=9, opacity=0.85, line=dict(color='white', width=0.5)),
-            customdata=[[p.name, p.time_s * 1e6, p.pct_of_roof, p.achieved_bandwidth / 1e9] for p in ps],
-            hovertemplate="%{customdata[0]}<br>AI %{x:.3g} FLOP/B<br>%{y:.3s}FLOP/s, %{customdata[3]:.3g} GB/s<br>"
-                          "%{customdata[1]:.3g} µs, %{customdata[2]:.1f}% of roof<extra></extra>"))
+            customdata=[[p.name, format_quantity(p.time_s * 1e6, 'µs'), p.pct_of_roof, format_quantity(p.achieved_flops, 'FLOP/s'),
+                         format_quantity(p.achieved_bandwidth, 'B/s')] for p in ps],
+            hovertemplate="%{customdata[0]}<br>AI %{x:.3g} FLOP/B<br>%{customdata[3]}, %{customdata[4]}<br>"
+                          "%{customdata[1]}, %{customdata[2]:.1f}% of roof<extra></extra>"))
     for before, after in pairs:
         b, a = _find(points, before), _find(points, after)
-        if not (_drawable(a) and _drawable(b)): raise ValueError(f"cannot draw {b.name} -> {a.name}: a point without FLOPs")
+        if not (drawable_point(a) and drawable_point(b)): raise ValueError(f"cannot draw {b.name} -> {a.name}: a point without FLOPs")
         fig.add_annotation(x=math.log10(a.arithmetic_intensity), y=math.log10(a.achieved_flops), ax=math.log10(b.arithmetic_intensity),
                            ay=math.log10(b.achieved_flops), xref='x', yref='y', axref='x', ayref='y', showarrow=True,
                            arrowhead=3, arrowwidth=2, arrowcolor='#2ca02c', text=f"{b.time_s / a.time_s:.2g}x", font=dict(color='#2ca02c'))
-    left = len(points) - len(drawn)
+    left = sum(1 for p in points if not drawable_point(p) and (p.flops or p.bytes_moved))
+    above = sum(1 for p in drawn if p.achieved_bandwidth > roofs[0].peak_bandwidth)
+    if above:
+        fig.add_annotation(text=f"{above} point{'s' * (above != 1)} above the DRAM roof: small ops whose data stayed in cache (cache-bound), "
+                                f"not wrong peaks", xref='paper', yref='paper', x=0, y=1.02, showarrow=False, font=dict(size=11, color='#666'))
     fig.update_layout(
-        title=title + (f" ({left} point{'s' * (left != 1)} without FLOPs not drawn)" if left else ''),
+        title=title + (f" ({left} op{'s' * (left != 1)} with work but without FLOPs not drawn)" if left else ''),
         xaxis=dict(title='arithmetic intensity (FLOP/byte)', type='log', exponentformat='power'),
         yaxis=dict(title='performance (FLOP/s)', type='log', exponentformat='SI'),
-        legend=dict(orientation='h', y=-0.2), template='plotly_white', margin=dict(t=60))
+        legend=dict(orientation='h', y=-0.2), template='plotly_white', margin=dict(t=70))
     return fig
 
 # %% ../nbs/13_roofline.ipynb #96f0212b
@@ -825,3 +365,16 @@ def plot_roofline(
 def plot(self:ModelRoofline, **kwargs) -> 'go.Figure':
     "`plot_roofline` of this model's points against its peaks."
     return plot_roofline(self.points, kwargs.pop('peaks', self.peaks), **kwargs)
+
+# %% ../nbs/13_roofline.ipynb #d13e0c0b
+_MOVED = {**dict.fromkeys(('RooflineConfig', 'RooflineResult', 'RooflineAnalyzer', 'BOTTLENECKS', 'format_roofline_summary'), 'sol'),
+          **dict.fromkeys(('clear_peaks_cache', 'largest_cache_bytes', 'default_peak_sizes', 'check_peaks', 'cached_peaks'), 'peaks'),
+          **dict.fromkeys(('op_flops', 'op_bytes', 'register_op_flops', 'FLOP_FORMULAS', 'problem_flops_bytes',
+                           'FLOPS_PER_OUTPUT_ELEMENT', 'FLOPS_PER_INPUT_ELEMENT'), 'flops'),
+          **dict.fromkeys(('resolve_device', 'DeviceUnavailableError'), 'device')}
+
+def __getattr__(name:str):
+    if name not in _MOVED: raise AttributeError(f"module 'kernelopt.roofline' has no attribute {name!r}")
+    import importlib
+    warnings.warn(f"kernelopt.roofline.{name} moved to kernelopt.{_MOVED[name]}.{name}", DeprecationWarning, stacklevel=2)
+    return getattr(importlib.import_module(f"kernelopt.{_MOVED[name]}"), name)
