@@ -4,8 +4,11 @@
     against doing the same work in-process, for a trivial problem. Goal: at most 1.5 s per candidate.
 (b) `time_on_host` against `torch.utils.benchmark.Timer.blocked_autorange` on the same CPU op (ratio of medians).
     Goal: agreement within 10%.
+(c) What the sandbox (kernelopt.sandbox) adds to one candidate worker, on both launch paths: a plain subprocess
+    (`popen_sandboxed` vs `subprocess.Popen`) and a child forked from a process that imported torch (`enter_sandbox` in
+    the child vs a bare fork), each ended with `kill_sandbox`. Goal: under 0.3 s per candidate.
 
-Run: python benchmarks/bench_overhead.py [--repeats 5] [--json]
+Run: python benchmarks/bench_overhead.py [--repeats 5] [--part all|isolation|host_timer|sandbox] [--json]
 Other processes on the machine add noise; the script prints the load average next to the numbers.
 """
 import argparse, json, os, platform, statistics, tempfile, textwrap, time
@@ -14,7 +17,7 @@ from pathlib import Path
 os.environ.setdefault('TRITON_INTERPRET', '1')
 import torch
 import torch.utils.benchmark as tbench
-from kernelopt.benchmark import _bench_child, fork_server_for, run_isolated, time_on_host
+from kernelopt import sandbox
 
 TRIVIAL_PROBLEM = '''
 import torch
@@ -41,6 +44,7 @@ def kernel_function(x):
 
 def isolation_overhead(repeats:int) -> dict:
     "Median wall time of one candidate evaluation (load, plain check, time 1+3 calls, audit and check the timed ones) in-process vs in a fresh process."
+    from kernelopt.benchmark import _bench_child, fork_server_for, run_isolated   # here, so --part sandbox runs on its own
     d = Path(tempfile.mkdtemp(prefix='kernelopt-overhead-'))
     (d/'problem.py').write_text(TRIVIAL_PROBLEM); (d/'candidate.py').write_text(TRIVIAL_CANDIDATE)
     base = dict(problem_path=str(d/'problem.py'), overrides={}, device='cpu', dtype=None, seed=0, warmup=1, trials=3,
@@ -68,6 +72,7 @@ def isolation_overhead(repeats:int) -> dict:
 
 def host_timer_agreement(repeats:int) -> dict:
     "Median of time_on_host vs Timer.blocked_autorange on one single-threaded CPU op."
+    from kernelopt.benchmark import time_on_host
     torch.set_num_threads(1)
     a = torch.randn(256, 256)
     fn = lambda x: torch.mm(x, x)
@@ -83,25 +88,99 @@ def host_timer_agreement(repeats:int) -> dict:
                 goal_pct=10.0, meets_goal=abs(ratio - 1) <= 0.10)
 
 
+def _popen_wall(argv, policy=None) -> float:
+    "Wall seconds from start to the end of one worker (and its clean-up), plain or sandboxed."
+    import subprocess
+    t0 = time.perf_counter()
+    if policy is None:
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True); p.wait()
+        try: os.killpg(p.pid, 9)
+        except ProcessLookupError: pass
+    else:
+        p = sandbox.popen_sandboxed(argv, policy, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL); p.wait()
+        sandbox.kill_sandbox(p.pid)
+    assert p.returncode == 0, p.returncode
+    return time.perf_counter() - t0
+
+
+def _fork_wall(policy=None) -> float:
+    "Wall seconds of forking this (torch-importing) process into a child that ends at once, sandboxed or not."
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            if policy is not None: sandbox.enter_sandbox(policy)
+            os._exit(0)
+        finally: os._exit(70)
+    _, status = os.waitpid(pid, 0)
+    if policy is not None: sandbox.kill_sandbox(pid)
+    assert os.waitstatus_to_exitcode(status) == 0, status
+    return time.perf_counter() - t0
+
+
+def sandbox_overhead(repeats:int) -> dict:
+    "Median wall time per worker with and without the sandbox, for the subprocess and the fork-server paths."
+    import sys
+    t0 = time.perf_counter(); caps = sandbox.sandbox_capabilities(); probe = time.perf_counter() - t0
+    trivial = [sys.executable, '-c', 'pass']   # the sandbox's cost adds to whatever the worker does; a torch import (seconds
+                                               # on this machine, +-1 s of noise under load) would hide it
+    rows = {}
+    with sandbox.scratch_dir() as d:
+        policy = sandbox.SandboxPolicy(d, memory_bytes=sandbox.memory_limit_for('cpu'), cpu_s=600)
+        for name, run in [('subprocess, python -c pass', lambda pol: _popen_wall(trivial, pol)),
+                          ('fork of a process that imported torch', _fork_wall)]:
+            plain, boxed = [], []
+            for _ in range(repeats):            # interleaved, so background load hits both alike
+                plain.append(run(None)); boxed.append(run(policy))
+            m_plain, m_boxed = statistics.median(plain), statistics.median(boxed)
+            rows[name] = dict(plain_s=m_plain, sandboxed_s=m_boxed, overhead_s=m_boxed - m_plain, ratio=m_boxed / m_plain,
+                              plain_all_s=plain, sandboxed_all_s=boxed)
+    worst = max(r['overhead_s'] for r in rows.values())
+    return dict(mode=caps.mode, capabilities=caps.to_dict(), probe_once_s=probe, paths=rows,
+                goal_s=0.3, worst_overhead_s=worst, meets_goal=worst < 0.3)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--repeats', type=int, default=5)
+    ap.add_argument('--part', choices=['all', 'isolation', 'host_timer', 'sandbox'], default='all')
     ap.add_argument('--json', action='store_true')
     args = ap.parse_args(argv)
     res = dict(machine=dict(cpu=platform.processor() or platform.machine(), cores=os.cpu_count(), python=platform.python_version(),
-                            torch=torch.__version__, load_avg_before=os.getloadavg()),
-               isolation=isolation_overhead(args.repeats), host_timer=host_timer_agreement(args.repeats))
+                            kernel=platform.release(), torch=torch.__version__, load_avg_before=os.getloadavg()))
+    parts = dict(isolation=isolation_overhead, host_timer=host_timer_agreement, sandbox=sandbox_overhead)
+    for name, fn in parts.items():
+        if args.part in ('all', name): res[name] = fn(args.repeats)
     res['machine']['load_avg_after'] = os.getloadavg()
     if args.json: print(json.dumps(res, indent=1)); return
-    i, h, m = res['isolation'], res['host_timer'], res['machine']
+    m = res['machine']
+    print(f"machine: {m['cores']}-core {m['cpu']}, Linux {m['kernel']}, torch {m['torch']}, "
+          f"load average {m['load_avg_before'][0]:.2f} -> {m['load_avg_after'][0]:.2f}")
+    if 'isolation' in res: _print_isolation(res['isolation'], args.repeats)
+    if 'host_timer' in res: _print_host_timer(res['host_timer'])
+    if 'sandbox' in res: _print_sandbox(res['sandbox'], args.repeats)
+
+
+def _print_sandbox(s:dict, repeats:int):
+    print(f"(c) sandbox, mode {s['mode']} (medians of {repeats}; probing the machine once: {s['probe_once_s']:.3f} s):")
+    for name, r in s['paths'].items():
+        print(f"    {name:40} plain {r['plain_s']:.3f} s, sandboxed {r['sandboxed_s']:.3f} s: "
+              f"+{r['overhead_s']:.3f} s per candidate (x{r['ratio']:.2f})")
+    print(f"    goal < {s['goal_s']} s per candidate: {'met' if s['meets_goal'] else 'NOT met'} (worst +{s['worst_overhead_s']:.3f} s)")
+
+
+def _print_isolation(i:dict, repeats:int):
     print(textwrap.dedent(f'''\
-        machine: {m['cores']}-core {m['cpu']}, torch {m['torch']}, load average {m['load_avg_before'][0]:.2f} -> {m['load_avg_after'][0]:.2f}
-        (a) one candidate, trivial problem (medians of {args.repeats}): in-process {i['in_process_s']:.3f} s;
+        (a) one candidate, trivial problem (medians of {repeats}): in-process {i['in_process_s']:.3f} s;
             plain subprocess {i['subprocess_s']:.3f} s (overhead {i['subprocess_overhead_s']:.3f} s per candidate);
             fork server {i['fork_server_s']:.3f} s (overhead {i['fork_server_overhead_s']:.3f} s per candidate,
             after a one-time start of {i['fork_server_start_s']:.3f} s); goal <= 1.5 s: {'met' if i['meets_goal'] else 'NOT met'} by the
             fork server (Benchmark's default), {'met' if i['subprocess_meets_goal'] else 'NOT met'} by a plain subprocess;
-            a bare plain child (python + torch import, no work) takes {i['bare_python_torch_start_s']:.3f} s
+            a bare plain child (python + torch import, no work) takes {i['bare_python_torch_start_s']:.3f} s'''))
+
+
+def _print_host_timer(h:dict):
+    print(textwrap.dedent(f'''\
         (b) {h['op']}: time_on_host median {h['time_on_host_median_ms']:.4f} ms, Timer.blocked_autorange median
             {h['timer_blocked_autorange_median_ms']:.4f} ms, ratio {h['ratio']:.3f} (goal within 10%: {'met' if h['meets_goal'] else 'NOT met'})'''))
 

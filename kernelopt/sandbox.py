@@ -349,7 +349,12 @@ def kill_sandbox(pid:int, timeout_s:float=2.0):
     if d is not None: _sweep_cgroups()
 
 # %% ../nbs/04a_sandbox.ipynb #8bfc6457
-_BOOT = "from kernelopt.sandbox import _exec_main; _exec_main()"
+@functools.cache
+def _boot_code()->str:
+    "The launcher's program: it finds this package where the caller found it, installed or not."
+    import importlib.util
+    root = Path(importlib.util.find_spec('kernelopt').origin).resolve().parent.parent
+    return f"import sys; sys.path.append({str(root)!r}); from kernelopt.sandbox import _exec_main; _exec_main()"
 
 def sandbox_command(
     argv:list,              # the worker's command, e.g. [sys.executable, '-c', '...']
@@ -359,7 +364,8 @@ def sandbox_command(
     if policy.mode == 'namespaces' and sandbox_capabilities().mode != 'namespaces':
         raise SandboxError(f"this machine cannot sandbox with namespaces ({sandbox_capabilities().reason}); use mode='auto'")
     resolved = {**policy.to_dict(), 'mode': _mode(policy)}   # probed here, once, not in every launcher
-    return [sys.executable, '-c', _BOOT, json.dumps(resolved), str(os.getpid()), '--', *map(str, argv)]
+    # -I -S: the launcher needs the standard library and this module only (no site-packages, no PYTHON* variables)
+    return [sys.executable, '-I', '-S', '-c', _boot_code(), json.dumps(resolved), str(os.getpid()), '--', *map(str, argv)]
 
 def _exec_main():
     "Entry point of sandbox_command: enter the sandbox, then exec the worker's command."
