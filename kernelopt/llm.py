@@ -4,11 +4,11 @@
 
 # %% ../nbs/17_llm.ipynb #19fe92de
 from __future__ import annotations
-import hashlib, importlib, json, logging, os, random, re, threading, time, warnings
+import base64, hashlib, importlib, json, logging, os, random, re, threading, time, warnings
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Protocol, runtime_checkable, Callable
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 # %% auto #0
 __all__ = ['ROLES', 'logger', 'OPENAI_URL', 'ANTHROPIC_URL', 'LOCAL_PLACEHOLDER_KEY', 'TRANSCRIPT_VERSION', 'PROVIDER_SPEC_FORMS',
@@ -146,6 +146,7 @@ def _retry_after_s(exc:BaseException)->float|None:
     except (TypeError, ValueError): return None
 
 _KEY_RE = re.compile(r"\b(sk-[A-Za-z0-9_\-*]{3,}|[A-Za-z0-9_\-]{4,}\*{3,}[A-Za-z0-9_\-]*)")
+_AUTH_RE = re.compile(r"(?i)\b(Bearer|Basic)\s+[A-Za-z0-9+/=._\-]{8,}")   # an echoed Authorization header
 _URL_USERINFO_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^\s/?#]*@")
 _URL_QUERY_SECRET_RE = re.compile(r"(?i)([?&][\w.\-]*(?:key|token|secret|password|sig)[\w.\-]*=)[^&#\s]+")
 
@@ -155,11 +156,11 @@ def redact_url(url:str|None)->str|None:
     return _URL_QUERY_SECRET_RE.sub(r"\1***", _URL_USERINFO_RE.sub(r"\1***@", str(url)))
 
 def redact(text:str, secrets=())->str:
-    "`text` without credentials: those in URLs (`redact_url`), the given secrets, anything shaped like an API key."
+    "`text` without credentials: those in URLs (`redact_url`), the given secrets, echoed auth headers, anything shaped like an API key."
     text = redact_url(text)
     for s in secrets:
         if s: text = text.replace(s, "***")
-    return _KEY_RE.sub("***", text)
+    return _KEY_RE.sub("***", _AUTH_RE.sub(r"\1 ***", text))
 
 def call_with_retries(
     fn:Callable,                        # makes one attempt; raises on failure
@@ -230,9 +231,11 @@ def import_sdk(name:str):
 
 # %% ../nbs/17_llm.ipynb #f3dede57
 def _url_secrets(url:str)->tuple:
-    "The password (else the user name) of a URL's `user:password@`: redacted from error messages like a key."
+    "The password (else the user name) of a URL's `user:password@`, and its Basic-auth form: redacted from errors like a key."
     u = urlsplit(str(url))
-    return tuple(s for s in ((u.password or u.username),) if s)
+    if not (u.username or u.password): return ()
+    basic = base64.b64encode(f"{unquote(u.username or '')}:{unquote(u.password or '')}".encode()).decode()
+    return tuple(s for s in (u.password or u.username, unquote(u.password or u.username), basic) if s)
 
 class HTTPProvider:
     "Shared part of the network providers: server and key, message checks, budget, retries, usage. Subclasses implement `_request_once`."
