@@ -10,71 +10,12 @@ from pathlib import Path
 from typing import Callable
 
 from .ledger import (LedgerError, RunLockedError, RunLedger, Attempt, Round, Decision, ATTEMPT_STATUSES, TIMED_STATUSES,
-                     REDO_STATUSES, code_sha256, atomic_write_text, finite_json, run_usage, environment_info, utc_now)
+                     REDO_STATUSES, OptimizationResult, Spend, decide, run_result, code_sha256, atomic_write_text, finite_json,
+                     run_usage, environment_info, utc_now)
 _finite = finite_json   # the old private name, still imported by kernelopt.report; use kernelopt.ledger.finite_json
 
 # %% auto #0
-__all__ = ['decide', 'roofline_stop', 'OptimizationResult', 'RunState', 'KernelVerifier', 'verification_status',
-           'OptimizationOrchestrator']
-
-# %% ../nbs/19_orchestrator.ipynb #051e3e9e
-def _decided(d:Decision, outcome:str, reason:str) -> Decision:
-    d.outcome, d.reason = outcome, reason
-    return d
-
-def decide(
-    candidate:dict,                      # the candidate's timing: `median_ms` and `iqr_ms`
-    best:dict,                           # the current best's timing, measured the same way
-    divergence_threshold_pct:float=50.0, # slower than the best by more than this: egregious
-    pairs:list|None=None,                # [best_ms, candidate_ms] medians of interleaved timings, the first one included
-)->Decision:                             # outcome "accepted", "not_faster", "slower" or "egregious", with its evidence
-    "Whether a verified candidate beats the current best: beyond the noise of one timing each, or in every interleaved pair."
-    c, b, ci, bi = candidate['median_ms'], best['median_ms'], candidate.get('iqr_ms'), best.get('iqr_ms')
-    noise, gain = max(ci or 0.0, bi or 0.0), (best['median_ms'] - candidate['median_ms']) / best['median_ms'] * 100
-    d, iqr = Decision('', 'iqr', c, ci, b, bi, gain, noise), f"IQR {noise:.3g} ms"
-    if b - c > noise: return _decided(d, 'accepted', f"faster by {gain:.0f}%, beyond the noise ({iqr})")
-    if -gain > divergence_threshold_pct: return _decided(d, 'egregious', f"slower by {-gain:.0f}%, more than {divergence_threshold_pct:g}%")
-    if c - b > noise: return _decided(d, 'slower', f"slower by {-gain:.0f}%, beyond the noise ({iqr})")
-    if gain <= 0: return _decided(d, 'not_faster', f"slower by {-gain:.0f}%, within the noise ({iqr})")
-    if not pairs: return _decided(d, 'not_faster', f"faster by {gain:.0f}% but within the noise ({iqr})")
-    gains = [(pb - pc) / pb * 100 for pb, pc in pairs]
-    d.rule, d.pairs, d.wins, d.paired_gain_pct = 'interleaved', [list(p) for p in pairs], sum(g > 0 for g in gains), statistics.median(gains)
-    seen = f"re-timed interleaved, faster in {d.wins} of {len(pairs)} pairs (median gain {d.paired_gain_pct:.0f}%)"
-    if d.wins == len(pairs): return _decided(d, 'accepted', f"faster by {gain:.0f}%, within the noise ({iqr}) but {seen}")
-    return _decided(d, 'not_faster', f"faster by {gain:.0f}% but within the noise ({iqr}); {seen}")
-
-# %% ../nbs/19_orchestrator.ipynb #7f3a1c20
-def roofline_stop(
-    stop:bool,               # what `RooflineAnalyzer.should_stop` said
-    why:str,                 # and why
-    at_roofline:bool,        # whether the verdict was "at the roofline" (not "converged")
-    floor_pct:float|None,    # analytic floor time / measured time * 100; None where FLOPs or bytes are unknown
-    min_floor_pct:float=50.0,# the least floor_pct that confirms "at the roofline"
-)->tuple[bool, str, str|None]: # (stop?, why it stops, why it goes on despite the SOL rule)
-    "Stop for the roofline only when the SOL rule says so and the measured time is close enough to the analytic floor."
-    if not (stop and at_roofline) or floor_pct is None or floor_pct >= min_floor_pct: return stop, why, None
-    return False, '', (f"the SOL rule says {why}, but the time is {floor_pct:.0f}% of the analytic floor (< {min_floor_pct:g}%): "
-                       "the kernel moves or computes more than the problem needs (cache-bound or redundant work); going on")
-
-# %% ../nbs/19_orchestrator.ipynb #e6dba1fd
-@dataclass
-class OptimizationResult:
-    "What an optimization run found; `work_dir` holds the full record."
-    work_dir:str                    # the run folder
-    status:str                      # "completed", "failed", "error" or "interrupted"
-    stop_reason:str                 # why the loop ended
-    start_median_ms:float|None      # the starting kernel's median time
-    best_median_ms:float|None       # the best kernel's median time (as measured when it was accepted)
-    speedup:float|None              # start_median_ms / best_median_ms
-    best_sha256:str|None            # SHA-256 of the best kernel's source
-    best_path:str                   # work_dir/best.py
-    rounds:int                      # rounds begun
-    candidates:int                  # candidate kernels tried (the starting kernel not counted)
-    accepted:int                    # candidates that became the best
-    usage:dict                      # provider calls, tokens and cost
-    warnings:list = field(default_factory=list)  # what the run could not do (no ncu, timings on a CPU...)
-
-    def to_dict(self) -> dict: return finite_json(asdict(self))
+__all__ = ['RunState', 'KernelVerifier', 'OptimizationOrchestrator']
 
 # %% ../nbs/19_orchestrator.ipynb #2b8e6f14
 @dataclass
@@ -107,18 +48,11 @@ class KernelVerifier:
         from kernelopt.verify import verify_with_refinement
         return verify_with_refinement(problem, code, None, max_attempts=1, work_dir=work_dir, **self.kwargs).result
 
-def verification_status(v) -> str:
-    "passed, failed, crashed, timeout or rejected_static: `VerificationResult.status`."
-    if getattr(v, 'status', None): return v.status
-    # TODO(lead): drop once VerificationResult.status is merged (issue 13 §3); until then the `runs` check tells
-    runs = (v.checks.get('runs') or {}).get('detail', '') if (v.checks.get('runs') or {}).get('passed') is False else ''
-    return 'passed' if v.passed else 'timeout' if 'did not finish within' in runs else 'crashed' if 'crashed' in runs else 'failed'
-
 _ATTEMPT_STATUS = {'failed': 'rejected', 'rejected_static': 'rejected', 'crashed': 'crashed', 'timeout': 'timeout'}
 
 def _verification(v) -> dict:
     "The ledger's summary of a `VerificationResult`: status, passed, the reasons, and each check's outcome."
-    return dict(status=verification_status(v), passed=bool(v.passed), reasons=list(v.reasons),
+    return dict(status=v.status, passed=bool(v.passed), reasons=list(v.reasons),
                 checks={k: c.get('passed') if isinstance(c, dict) else c for k, c in (v.checks or {}).items()},
                 rel_err=getattr(v, 'rel_err', None), max_abs_err=getattr(v, 'max_abs_err', None), trials=getattr(v, 'trials', None))
 
@@ -130,7 +64,7 @@ def _timing(stats) -> dict|None:
 # %% ../nbs/19_orchestrator.ipynb #69b53c2f
 def _analytic_verdict(point, config):
     "A `RooflineResult` from an analytic roofline point, for runs without Nsight Compute."
-    from kernelopt.roofline import RooflineResult
+    from kernelopt.sol import RooflineResult
     eff = point.pct_of_roof
     return RooflineResult(compute_sol_pct=None, memory_sol_pct=None, efficiency_pct=eff,
                           headroom_pct=None if eff is None else max(0.0, 100 - eff),
@@ -153,23 +87,7 @@ def _default_profiler(device:str, timeout_s:float) -> tuple[object|None, str|Non
     return NCUProfiler(timeout_s=timeout_s), None
 
 # %% ../nbs/19_orchestrator.ipynb #9f031e6f
-@dataclass
-class _Spend:
-    "Provider calls made for one ledger record."
-    calls:int = 0
-    input_tokens:int = 0
-    output_tokens:int = 0
-    prompt_paths:list = field(default_factory=list)
-    response_paths:list = field(default_factory=list)
-
-    def fields(self, usage) -> dict:
-        "The ledger fields: provider_calls, tokens, cost_usd (None without prices), prompt and response paths."
-        pin, pout = getattr(usage, 'input_usd_per_mtok', None), getattr(usage, 'output_usd_per_mtok', None)
-        cost = None if pin is None or pout is None else (self.input_tokens * pin + self.output_tokens * pout) / 1e6
-        return dict(provider_calls=self.calls, tokens={'input': self.input_tokens, 'output': self.output_tokens},
-                    cost_usd=cost, prompt_paths=self.prompt_paths, response_paths=self.response_paths)
-
-def _ask(provider, ledger:RunLedger, messages:list[dict], name:str, spend:_Spend, response_format=None):
+def _ask(provider, ledger:RunLedger, messages:list[dict], name:str, spend:Spend, response_format=None):
     "One provider call, saved under prompts/NAME.*.md and counted into `spend`."
     spend.prompt_paths.append(ledger.save_text(f'{name}.prompt.md', '\n\n'.join(f"## {m['role']}\n\n{m['content']}" for m in messages)))
     resp = provider.complete(messages, response_format=response_format)
@@ -216,7 +134,6 @@ def _check_numbers(**kw):
         if not isinstance(kw[k], int) or kw[k] < lo: raise ValueError(f"{k}={kw[k]!r}: expected an integer, {want}")
     for k in ('timeout_s', 'divergence_threshold_pct'):
         if not kw[k] > 0: raise ValueError(f"{k}={kw[k]!r}: expected a positive number")
-    if not 0 <= kw['min_floor_pct'] <= 100: raise ValueError(f"min_floor_pct={kw['min_floor_pct']!r}: expected 0 to 100")
     if kw['budget'] is not None and not kw['budget'] > 0: raise ValueError(f"budget={kw['budget']!r}: expected a positive amount of USD")
 
 # %% ../nbs/19_orchestrator.ipynb #4c1e9a02
@@ -245,7 +162,6 @@ class OptimizationOrchestrator:
         timeout_s:float=300,                # per isolated verification or timing run
         allow_tf32:bool=False,              # allow TF32 in fp32 problems (reference and candidates alike)
         retime_pairs:int=3,                 # interleaved re-timings of best and candidate when one timing each cannot tell (0: never)
-        min_floor_pct:float=50.0,           # stop "at the roofline" only at this % of the analytic floor or closer
         progress:Callable|None=None,        # called as progress(stage, round, index); stage "done" when a candidate is recorded
         benchmark=None,                     # times kernels: default `kernelopt.benchmark.Benchmark` with the settings above
         verifier=None,                      # verifies kernels: default `KernelVerifier` with the settings above
@@ -253,11 +169,11 @@ class OptimizationOrchestrator:
         peaks=None,                         # `HardwarePeaks`: default the datasheet of a known GPU, else measured
     ):
         from kernelopt.problem import load_problem, load_candidate, Problem, Candidate
-        from kernelopt.roofline import RooflineConfig
+        from kernelopt.sol import RooflineConfig
         from kernelopt.verify import MIN_TRIALS
         _check_numbers(rounds=rounds, candidates_per_round=candidates_per_round, max_refinements=max_refinements, warmup=warmup,
                        trials=trials, retime_pairs=retime_pairs, timeout_s=timeout_s, budget=budget,
-                       divergence_threshold_pct=divergence_threshold_pct, min_floor_pct=min_floor_pct)
+                       divergence_threshold_pct=divergence_threshold_pct)
         if verify_trials < MIN_TRIALS: raise ValueError(f"verify_trials={verify_trials}: the verifier needs at least {MIN_TRIALS}")
         if str(device).split(':')[0] not in ('cpu', 'cuda'): raise ValueError(f"unknown device {device!r}; expected 'cpu', 'cuda' or 'cuda:N'")
         self.problem = problem if isinstance(problem, Problem) and not overrides else load_problem(getattr(problem, 'path', problem), overrides)
@@ -268,7 +184,7 @@ class OptimizationOrchestrator:
         # without a config of its own, a CPU run stops on its round count only.
         self.roofline_config = roofline_config or (RooflineConfig() if self.device.startswith('cuda') else RooflineConfig(min_improvement_pct=0.0))
         self.divergence_threshold_pct, self.max_refinements, self.retime_pairs = divergence_threshold_pct, max_refinements, retime_pairs
-        self.resume_run, self.compile_baseline, self.allow_tf32, self.min_floor_pct = resume, compile_baseline, allow_tf32, min_floor_pct
+        self.resume_run, self.compile_baseline, self.allow_tf32 = resume, compile_baseline, allow_tf32
         self.warmup, self.trials, self.verify_trials, self.timeout_s = warmup, trials, verify_trials, timeout_s
         self.progress = progress or (lambda stage, round, index: None)
         self.ledger = RunLedger(work_dir).create()
@@ -338,18 +254,7 @@ def _config(o:OptimizationOrchestrator) -> dict:
                 divergence_threshold_pct=o.divergence_threshold_pct, max_refinements=o.max_refinements,
                 budget_usd=getattr(o.provider.usage, 'max_cost_usd', None), compile_baseline=o.compile_baseline,
                 warmup=o.warmup, trials=o.trials, verify_trials=o.verify_trials, timeout_s=o.timeout_s, allow_tf32=o.allow_tf32,
-                retime_pairs=o.retime_pairs, min_floor_pct=o.min_floor_pct, provider=repr(o.provider), model=getattr(o.provider, 'model', None))
-
-def _peaks_for(o:OptimizationOrchestrator, st:RunState):
-    "The roofs: the ones given, else the datasheet of a known GPU, else measured on this device."
-    from kernelopt.roofline import HardwarePeaks, measure_peaks
-    if o._peaks is not None: return o._peaks
-    if o.device.startswith('cuda'):
-        from kernelopt.gpu_specs import get_gpu_specs, UnknownGPUError
-        try: return HardwarePeaks.from_spec(get_gpu_specs(), o.problem.dtype)
-        except (UnknownGPUError, ValueError) as e:
-            st.warnings.append(f"datasheet peaks unavailable ({e}); measuring them"); return measure_peaks(o.device, o.problem.dtype)
-    return measure_peaks('cpu', matmul_size=256, bandwidth_mb=16, warmup=1, steps=3)
+                retime_pairs=o.retime_pairs, provider=repr(o.provider), model=getattr(o.provider, 'model', None))
 
 def _use_profiler(o:OptimizationOrchestrator, st:RunState):
     "The profiler given, else Nsight Compute where it can run; says once when there is none."
@@ -369,14 +274,15 @@ def _locked(fn):
 @_locked
 def _begin(o:OptimizationOrchestrator) -> RunState:
     from kernelopt.flops import problem_flops_bytes
-    from kernelopt.roofline import RooflineAnalyzer
+    from kernelopt.peaks import roofs_for
+    from kernelopt.sol import RooflineAnalyzer
     if o.ledger.exists(): raise LedgerError(f"{o.ledger.dir} already holds a run; resume it (resume=True, --resume) or choose another folder (--out)")
     o.progress('prepare', 0, 0)
     st = RunState(o.ledger, {}, None, None, None, RooflineAnalyzer(o.roofline_config))
     _use_profiler(o, st)
-    st.peaks = _peaks_for(o, st)
-    with warnings.catch_warnings(record=True) as w:
+    with warnings.catch_warnings(record=True) as w:   # the roofs (datasheet, else measured and cached), FLOPs and bytes
         warnings.simplefilter('always')
+        st.peaks = o._peaks or roofs_for(o.device, o.problem.dtype, o.allow_tf32)
         st.flops, st.bytes = problem_flops_bytes(o.problem, o.device)
     st.warnings += [str(x.message) for x in w]
     st.run = dict(kernelopt_run=1, created_at=utc_now(), config=_config(o), environment=environment_info(o.device),
@@ -387,7 +293,8 @@ def _begin(o:OptimizationOrchestrator) -> RunState:
 @_locked
 def _restore(o:OptimizationOrchestrator) -> RunState:
     from kernelopt.llm import LLMResponse
-    from kernelopt.roofline import RooflineAnalyzer, RooflineResult, HardwarePeaks
+    from kernelopt.sol import RooflineAnalyzer, RooflineResult
+    from kernelopt.peaks import HardwarePeaks
     run = o.ledger.read_run()
     now, was = _config(o), run.get('config', {})
     diff = [k for k in _RESUME_KEYS if now[k] != was.get(k)]
@@ -444,7 +351,7 @@ def _start_kernel(o:OptimizationOrchestrator, st:RunState) -> Attempt:
     v = o.verifier.verify(o.problem, code, o.ledger.dir/'verify'/rec.id)
     rec.verification = _verification(v)
     if not v.passed:
-        o.ledger.append_attempt(_set(rec, status=_ATTEMPT_STATUS.get(verification_status(v), 'rejected'), error='; '.join(v.reasons),
+        o.ledger.append_attempt(_set(rec, status=_ATTEMPT_STATUS.get(v.status, 'rejected'), error='; '.join(v.reasons),
                                      wall_s=time.perf_counter() - t0))
         raise _Stop('error', "the starting kernel failed verification: " + '; '.join(v.reasons))
     o.progress('benchmark', 0, 0)
@@ -510,7 +417,7 @@ def _profile_round(o:OptimizationOrchestrator, st:RunState, r:int, best:Attempt)
         else: rec.warnings.append(f"timing the parent again failed ({b.status}: {b.message}); using its recorded timing")
     return _set(rec, **_profile(o, st, f"r{r:02d}_parent", best.code_path, median, best.ncu, best.ncu_kernel))
 
-def _diagnose(o:OptimizationOrchestrator, st:RunState, rec:Round, best:Attempt, spend:_Spend):
+def _diagnose(o:OptimizationOrchestrator, st:RunState, rec:Round, best:Attempt, spend:Spend):
     "Ask the judge for two bottlenecks; one retry with the parse error. Returns a `JudgeAnalysis` or None."
     from kernelopt.judger_prompts import build_judge_optimization_prompt, extract_judge_response, JudgeResponseError, JUDGE_RESPONSE_SCHEMA
     o.progress('diagnose', rec.round, 0)
@@ -526,7 +433,7 @@ def _diagnose(o:OptimizationOrchestrator, st:RunState, rec:Round, best:Attempt, 
     return None
 
 # %% ../nbs/19_orchestrator.ipynb #9c0b7d55
-def _verify_and_fix(o:OptimizationOrchestrator, rec:Attempt, code:str, spend:_Spend):
+def _verify_and_fix(o:OptimizationOrchestrator, rec:Attempt, code:str, spend:Spend):
     "Verify `code`; while it fails and fixes remain, send the verifier's reasons to the model and verify its fix. -> (code, result)"
     from kernelopt.judger_prompts import build_fix_prompt, extract_code, CodeExtractionError
     for n in range(1, o.max_refinements + 2):
@@ -564,7 +471,7 @@ def _attempt(o:OptimizationOrchestrator, st:RunState,
     "Generate, verify (with refinement), time and judge one candidate; returns its ledger record."
     from kernelopt.judger_prompts import build_optimization_prompt, extract_code, CodeExtractionError
     from kernelopt.llm import BudgetExceededError, LLMError, ReplayExhaustedError
-    b, spend, t0 = k % 2 + 1, _Spend(), time.perf_counter()
+    b, spend, t0 = k % 2 + 1, Spend(), time.perf_counter()
     bn = analysis.bottleneck(b)
     rec = Attempt(r, k, f"r{r:02d}c{k}", parent_id=parent.id, parent_sha256=parent.sha256, started_at=utc_now(),
                   bottleneck=dict(category=bn.category, summary=bn.summary, number=b))
@@ -580,7 +487,7 @@ def _attempt(o:OptimizationOrchestrator, st:RunState,
         try: code, v = _verify_and_fix(o, rec, code, spend)
         except _NoFix as e: return _set(rec, status='no_code', error=str(e))
         _set(rec, code_path=o.ledger.save_kernel(code), sha256=code_sha256(code), verification=_verification(v))
-        if not v.passed: return _set(rec, status=_ATTEMPT_STATUS.get(verification_status(v), 'rejected'), error='; '.join(v.reasons))
+        if not v.passed: return _set(rec, status=_ATTEMPT_STATUS.get(v.status, 'rejected'), error='; '.join(v.reasons))
         o.progress('benchmark', r, k)
         bres = _time(o, rec.code_path)
         if bres.status != 'ok': return _set(rec, status=bres.status if bres.status in ATTEMPT_STATUSES else 'error', error=bres.message)
@@ -595,16 +502,15 @@ def _attempt(o:OptimizationOrchestrator, st:RunState,
 # %% ../nbs/19_orchestrator.ipynb #1e41ebff
 def _round(o:OptimizationOrchestrator, st:RunState, r:int):
     "Round r: profile and diagnose the best (unless recorded), then every candidate not yet recorded."
-    from kernelopt.roofline import RooflineResult
+    from kernelopt.sol import RooflineResult
     from kernelopt.judger_prompts import validate_judge_response
     from kernelopt.llm import BudgetExceededError, LLMError, ReplayExhaustedError
     rec = {x.round: x for x in st.ledger.rounds()}.get(r)
     if rec is None or rec.status in REDO_STATUSES:   # a round the budget or the provider stopped is done again
         best = st.best()
-        rec, spend = _profile_round(o, st, r, best), _Spend()
-        verdict = RooflineResult(**rec.roofline)
-        stop, why, rec.continue_reason = roofline_stop(*st.analyzer.should_stop(verdict), o.roofline_config.early_stop and verdict.at_roofline,
-                                                       rec.floor_pct, o.min_floor_pct)
+        rec, spend = _profile_round(o, st, r, best), Spend()
+        stop, why = st.analyzer.should_stop(RooflineResult(**rec.roofline), rec.floor_pct)
+        if not stop and why: rec.continue_reason = why   # at the roofline by SOL, but far from the analytic floor
         try:
             if stop: _set(rec, status='stopped', stop_reason=why)
             else:
@@ -665,15 +571,4 @@ def _run(o:OptimizationOrchestrator) -> OptimizationResult:
                                notes=list(st.ledger.notes), traceback=tb)
         st.ledger.write_run(st.run)
         st.ledger.unlock()
-    return _result(o, st, status, reason)
-
-def _result(o:OptimizationOrchestrator, st:RunState, status:str, reason:str) -> OptimizationResult:
-    "The result, read back from the ledger, so that a resumed run reports the whole run."
-    atts = st.ledger.attempts()
-    start = next((a for a in atts if a.round == 0 and a.status == 'start'), None)
-    best = next((a for a in reversed(atts) if a.status in ('accepted', 'start')), None)
-    cands = list({a.id: a for a in atts if a.round > 0}.values())   # a candidate redone after a budget stop counts once
-    return OptimizationResult(str(st.ledger.dir), status, reason, start and start.median_ms, best and best.median_ms,
-                              start.median_ms / best.median_ms if start and best else None, best and best.sha256, str(st.ledger.best_path),
-                              len({x.round for x in st.ledger.rounds()}), len(cands), sum(a.status == 'accepted' for a in cands),
-                              run_usage(st.ledger.rounds() + atts), list(dict.fromkeys(st.warnings + st.ledger.notes)))
+    return run_result(st.ledger, status, reason, st.warnings)
