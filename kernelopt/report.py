@@ -12,9 +12,10 @@ from fastcore.basics import patch
 from .ledger import LedgerError, RunLedger, atomic_write_text, finite_json, run_usage
 
 # %% auto #0
-__all__ = ['REPORT_TEMPLATE', 'format_number', 'format_speedup', 'problem_title', 'decision_reason', 'compared_with', 'RunReport']
+__all__ = ['format_number', 'format_speedup', 'problem_title', 'decision_reason', 'compared_with', 'RunReport', 'report_template',
+           'spec_text', 'gpu_list_text', 'profile_report', 'profile_text']
 
-# %% ../nbs/20_report.ipynb #b2ddd4ac
+# %% ../nbs/20_report.ipynb #b78e1870
 def format_number(
     x:float|None, # a number, or None/NaN when unknown
     digits:int=3, # significant digits
@@ -29,7 +30,7 @@ def format_speedup(x:float|None) -> str:
     s = format_number(x)
     return s and s + 'x'
 
-# %% ../nbs/20_report.ipynb #eddb81b7
+# %% ../nbs/20_report.ipynb #b7638ca4
 _GENERIC_STEMS = {'problem', 'reference', 'model', 'ref', 'main'}
 
 def problem_title(
@@ -42,7 +43,7 @@ def problem_title(
     except (OSError, SyntaxError, ValueError, UnicodeDecodeError): doc = ''   # the run may have been made on another machine
     return name, doc.strip().split('\n')[0].strip()
 
-# %% ../nbs/20_report.ipynb #8324d487
+# %% ../nbs/20_report.ipynb #19e5d698
 _OTHER_STATUS = {'no_code': "the model's reply held no usable code", 'crashed': 'crashed while verified or timed',
                  'timeout': 'did not finish in time', 'error': 'could not be timed', 'provider_error': 'the provider failed',
                  'budget': 'the budget ran out while it was being made'}
@@ -281,7 +282,7 @@ def time_figure(self:RunReport):
                       template='plotly_white', legend=dict(orientation='h', y=-0.2))
     return fig
 
-# %% ../nbs/20_report.ipynb #8ff012f7
+# %% ../nbs/20_report.ipynb #f4a37b73
 def _on_loglog(p) -> bool:
     "Whether a roofline point can be drawn on log-log axes (known, positive intensity and FLOP/s)."
     return all(v is not None and 0 < v < math.inf for v in (p.arithmetic_intensity, p.achieved_flops))
@@ -312,88 +313,11 @@ def roofline_figure(self:RunReport):
                                arrowhead=3, arrowwidth=1.5, arrowcolor='#2ca02c')
     return fig
 
-# %% ../nbs/20_report.ipynb #667b55d0
-REPORT_TEMPLATE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{ s.name }}: kernelopt run report</title>
-<style>
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:1400px;margin:0 auto;padding:0 16px 48px;color:#222;line-height:1.4}
-h1{margin-bottom:0} .sub{color:#555;margin-top:4px} h2{border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:36px}
-.headline{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;background:#f6f8fa;padding:12px 16px;border-radius:6px}
-.headline dt{font-weight:600;color:#444} .headline dd{margin:0} .big{font-size:1.25em;font-weight:600}
-.note{background:#fff3cd;padding:8px 12px;border-radius:4px}
-table.attempts{border-collapse:collapse;width:100%;font-size:13px}
-table.attempts th,table.attempts td{border:1px solid #ddd;padding:4px 6px;vertical-align:top;text-align:left}
-table.attempts th{background:#f0f0f0;cursor:pointer;position:sticky;top:0;white-space:nowrap}
-table.attempts th[data-dir=asc]::after{content:" \\25B2"} table.attempts th[data-dir=desc]::after{content:" \\25BC"}
-td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap} td.change{min-width:240px} td.why{min-width:200px}
-.status{font-weight:600;white-space:nowrap} .s-accepted{color:#1a7f37} .s-start{color:#444} .s-rejected,.s-egregious,.s-crashed,.s-timeout{color:#c62828}
-.s-not_faster{color:#1f5fa8} .s-slower{color:#b35900} ul.reasons{margin:2px 0;padding-left:16px;color:#c62828}
-.round{border:1px solid #ddd;border-radius:6px;padding:4px 16px;margin:12px 0} .cat{font-weight:600}
-table.diff{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;border-collapse:collapse;width:100%}
-table.diff td{vertical-align:top;padding:0 4px;width:48%} table.diff td.diff_header{width:1%;color:#888;text-align:right}
-table.diff td.diff_next{width:1%} table.diff th{background:#f0f0f0;font-family:system-ui,sans-serif}
-.diff_add{background:#ccffd8} .diff_chg{background:#fff5b1} .diff_sub{background:#ffd7d5}
-</style>
-{% if plotlyjs %}<script type="text/javascript">{{ plotlyjs }}</script>{% endif %}
-</head><body>
-<h1>{{ s.name }}</h1>{% if s.description %}<p class="sub">{{ s.description }}</p>{% endif %}
-<dl class="headline">
-<dt>problem</dt><dd>{{ s.problem }}{% if sizes %} ({{ sizes }}){% endif %}, starting kernel {{ s.kernel }}</dd>
-<dt>device</dt><dd>{{ s.gpu or s.device }}</dd>
-<dt>run</dt><dd>{{ s.status }} ({{ s.stop_reason }}): {{ s.rounds }} rounds, {{ s.candidates }} candidates, {{ s.accepted }} accepted</dd>
-{% if s.best_median_ms is not none %}
-<dt>best kernel</dt><dd>{{ s.best_id }}: {{ ms(s.best_median_ms, s.best_iqr_ms) }}</dd>
-<dt>over the start</dt><dd><span class="big">{{ x(s.speedup_vs_start) }}</span> (starting kernel {{ ms(s.start_median_ms, s.start_iqr_ms) }})</dd>
-{% if s.speedup_vs_eager is not none %}<dt>over PyTorch</dt><dd><span class="big">{{ x(s.speedup_vs_eager) }}</span> eager ({{ ms(s.eager_median_ms, s.eager_iqr_ms) }}){% if s.speedup_vs_compile is not none %}, {{ x(s.speedup_vs_compile) }} torch.compile{% endif %}</dd>{% endif %}
-{% endif %}
-<dt>provider</dt><dd>{{ usage }}</dd>
-</dl>
-{% for n in notes %}<p class="note"><b>Note.</b> {{ n }}</p>{% endfor %}
-<h2>Every attempt</h2>
-<p>Click a column header to sort. A candidate is kept only when it is faster than the best so far by more than the noise (the larger IQR of the two timings); "why" gives the numbers of each decision.</p>
-<table class="attempts" id="attempts"><thead><tr>
-{% for h, kind in columns %}<th data-type="{{ kind }}">{{ h }}</th>{% endfor %}
-</tr></thead><tbody>
-{% for r in rows %}<tr id="{{ r.id }}">
-<td>{{ r.id }}</td><td class="num" data-sort="{{ r.round }}">{{ r.round }}</td><td>{{ r.parent_id or '' }}</td><td>{{ r.bottleneck }}</td>
-<td class="change">{{ r.change }}</td>
-<td>{{ r.verification }}{% if r.verification_reasons %}<ul class="reasons">{% for why in r.verification_reasons %}<li>{{ why }}</li>{% endfor %}</ul>{% endif %}</td>
-<td class="status s-{{ r.status }}">{{ r.status }}</td><td class="why">{% if r.status == 'rejected' and r.verification_reasons %}failed verification: the reasons are under "verification"{% else %}{{ r.reason }}{% endif %}</td>
-{% for k, f in numbers %}<td class="num" data-sort="{{ '' if r[k] is none else r[k] }}">{{ f(r[k]) }}</td>{% endfor %}
-</tr>{% endfor %}
-</tbody></table>
-<h2>What the judge diagnosed</h2>
-{% for d in diagnoses %}<div class="round"><h3>Round {{ d.round }}: parent {{ d.parent_id }}, {{ d.status }}{% if d.stop_reason %} ({{ d.stop_reason }}){% endif %}</h3>
-{% if d.judge_errors %}<p class="note">The judge's reply was unusable {{ d.judge_errors|length }} time(s) and was sent back: {{ d.judge_errors|join('; ') }}</p>{% endif %}
-{% for b in d.bottlenecks %}<p><span class="cat">Bottleneck {{ loop.index }}: {{ b.category }}.</span> {{ b.summary }}</p>
-{% if b.root_cause %}<p>Root cause: {{ b.root_cause }}</p>{% endif %}
-{% if b.evidence %}<p>Evidence:</p><ul>{% for e in b.evidence %}<li>{{ e.metric }} = {{ e.value }}: {{ e.interpretation }}</li>{% endfor %}</ul>{% endif %}
-{% if b.optimizations %}<p>Suggested:</p><ul>{% for o in b.optimizations %}<li>{{ o.method }} ({{ o.rationale }}; expected {{ o.expected_impact }})</li>{% endfor %}</ul>{% endif %}
-{% else %}<p>No diagnosis recorded.</p>{% endfor %}</div>
-{% else %}<p>No rounds recorded.</p>{% endfor %}
-<h2>The best kernel against the starting kernel</h2>
-{% if diff %}{{ diff }}{% else %}<p>No candidate beat the starting kernel: there is nothing to compare.</p>{% endif %}
-<h2>Charts</h2>
-{% for c in charts %}<div class="chart">{{ c }}</div>{% else %}<p>No timed kernels to chart.</p>{% endfor %}
-<script>
-document.querySelectorAll('table.attempts th').forEach(function (th, i) {
-  th.addEventListener('click', function () {
-    var table = th.closest('table'), body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
-    var num = th.dataset.type === 'num', dir = th.dataset.dir === 'asc' ? -1 : 1;
-    table.querySelectorAll('th').forEach(function (h) { h.removeAttribute('data-dir'); });
-    th.dataset.dir = dir === 1 ? 'asc' : 'desc';
-    function key(row) {
-      var cell = row.cells[i], v = cell.hasAttribute('data-sort') ? cell.getAttribute('data-sort') : cell.textContent;
-      return num ? (v === '' ? Infinity : parseFloat(v)) : v.toLowerCase();
-    }
-    rows.sort(function (a, b) { var x = key(a), y = key(b); return (x < y ? -1 : x > y ? 1 : 0) * dir; });
-    rows.forEach(function (r) { body.appendChild(r); });
-  });
-});
-</script>
-</body></html>
-"""
+# %% ../nbs/20_report.ipynb #1c88df7a
+def report_template() -> str:
+    "The jinja2 template of the run report's page (package data: `kernelopt/data/report.html.j2`)."
+    from importlib.resources import files
+    return files('kernelopt').joinpath('data', 'report.html.j2').read_text()
 
 # %% ../nbs/20_report.ipynb #646c94e5
 @patch
@@ -424,7 +348,7 @@ def render_html(self:RunReport) -> str:
     usage = (f"{u['provider_calls']} calls, {u['input_tokens']:,} input + {u['output_tokens']:,} output tokens, cost "
              + ('$' + format(u['cost_usd'], '.4f') if u['cost_usd'] is not None else 'unknown (no prices)'))
     env = jinja2.Environment(autoescape=True)
-    return env.from_string(REPORT_TEMPLATE).render(
+    return env.from_string(report_template()).render(
         s=s, sizes=', '.join(f"{k}={v}" for k, v in (s['sizes'] or {}).items()), notes=self.notes(), usage=usage,
         rows=rows, columns=columns, numbers=[(k, f) for k, (_, f) in numbers.items()], diagnoses=self.diagnoses(), diff=Markup(self.diff_html()),
         charts=charts, plotlyjs=Markup(get_plotlyjs()) if charts else '', ms=_ms, x=format_speedup)
@@ -438,3 +362,55 @@ def to_html(self:RunReport, path:str|Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, page)
     return path
+
+# %% ../nbs/20_report.ipynb #a0402a41
+_SPEC_UNITS = {'memory_gb': 'GB', 'peak_memory_bw_gbps': 'GB/s', 'l2_cache_mb': 'MB', 'l1_cache_per_sm_kb': 'KB', 'tdp_w': 'W',
+               **{f'peak_{p}_tflops': 'TFLOP/s' for p in ('fp32', 'tf32', 'fp16', 'bf16', 'fp8')}}
+
+def spec_text(spec) -> str:
+    "A GPU's datasheet as 'field  value unit' lines: what `kernelopt specs --gpu NAME` prints."
+    d = spec.to_dict()
+    def show(k, v):
+        if v is None: return 'N/A'
+        if isinstance(v, list): return ', '.join(v)
+        return f"{v:g} {_SPEC_UNITS[k]}" if k in _SPEC_UNITS else str(v)
+    return '\n'.join(f"{k:<{max(map(len, d))}}  {show(k, v)}" for k, v in d.items())
+
+def gpu_list_text(df:pd.DataFrame) -> str:
+    "The GPU table and the names `--gpu` accepts: what `kernelopt specs --list` prints."
+    cols = ['name', 'architecture', 'sm_count', 'memory_gb', 'peak_memory_bw_gbps', 'peak_fp32_tflops', 'peak_bf16_tflops', 'peak_fp8_tflops']
+    return '\n'.join([df[cols].to_string(index=False, na_rep='N/A'), '', 'Names accepted by --gpu (case, spaces, dashes and underscores ignored):',
+                      *(f"  {n}: {', '.join(a)}" for n, a in zip(df['name'], df['aliases']))])
+
+# %% ../nbs/20_report.ipynb #c527f9dc
+def profile_report(
+    result,                 # an `NCUResult` of kernelopt.ncu
+    problem:str='',         # the problem's name
+    candidate:str|None=None,# the candidate's path (None: the reference was profiled)
+    device:str='cuda',
+    sizes:dict|None=None,   # the problem's sizes
+)->dict:                    # JSON-able: ncu's run, then per kernel its SOL figures, metrics by section and roofline verdict
+    "Per kernel of an ncu profile: launches, SOL figures, metrics by section and the `RooflineAnalyzer` verdict: what `kernelopt profile` shows."
+    from kernelopt.metric_schema import SOL_COMPUTE, SOL_MEMORY, DURATION, metrics_by_section
+    from kernelopt.sol import RooflineAnalyzer
+    analyzer, kernels, launches = RooflineAnalyzer(), {}, result.launch_counts()
+    for name, m in result.metrics_by_kernel.items():
+        kernels[name] = dict(launches=launches[name], sol={'compute_pct': m.get(SOL_COMPUTE), 'memory_pct': m.get(SOL_MEMORY), 'duration_ns': m.get(DURATION)},
+                             sections=metrics_by_section(m), roofline=analyzer.analyze(m).to_dict())
+    return finite_json(dict(problem=problem, candidate=candidate, device=device, sizes=sizes, ncu=result.to_dict(), kernels=kernels))
+
+def profile_text(report:dict) -> str:
+    "A `profile_report` as text: per kernel its SOL line, the metrics by section and the roofline verdict."
+    from kernelopt.metric_schema import METRIC_BY_KEY, format_metric
+    ncu, show = report['ncu'], lambda v, unit: 'N/A' if v is None else f"{v:,.2f}{unit}"
+    lines = [f"ncu {ncu['ncu_version'] or '(version unknown)'}: {ncu['launches']} kernel launch(es) profiled; CSV {ncu['raw_path']}",
+             'command: ' + ' '.join(ncu['command'])]
+    for name, k in report['kernels'].items():
+        sol = k['sol']
+        lines += ['', f"== {name} ({k['launches']} launch(es)) ==", f"SOL compute {show(sol['compute_pct'], '%')}   "
+                  f"SOL memory {show(sol['memory_pct'], '%')}   duration {show(sol['duration_ns'], ' ns')}"]
+        for section, values in k['sections'].items():
+            lines += [section, *(f"  {METRIC_BY_KEY[key].label if key in METRIC_BY_KEY else key:<44} {format_metric(key, v)}" for key, v in values.items())]
+        r = k['roofline']
+        lines.append('Roofline: ' + ', '.join(f'{a}={format_number(b) if isinstance(b, float) else b}' for a, b in r.items() if not isinstance(b, (dict, list))))
+    return '\n'.join(lines)
