@@ -4,7 +4,7 @@
 
 # %% ../nbs/04a_sandbox.ipynb #59fb218c
 from __future__ import annotations
-import ctypes, errno, fnmatch, functools, json, os, re, resource, shutil, signal, subprocess, sys, tempfile, time, warnings
+import ctypes, fnmatch, functools, json, os, re, resource, shutil, signal, subprocess, sys, tempfile, time, warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, asdict, field, fields
 from pathlib import Path
@@ -49,10 +49,13 @@ class SandboxPolicy:
     scratch_dir:str                       # the only writable folder; the worker's cwd, HOME and TMPDIR
     memory_bytes:int|None = None          # RLIMIT_AS (address space); None: not limited
     file_size_bytes:int|None = 1 << 30    # RLIMIT_FSIZE: the largest file the worker may write
-    max_processes:int|None = field(default_factory=lambda: max(256, 4 * (os.cpu_count() or 1)))  # tasks (threads count): RLIMIT_NPROC, and a pids cgroup where one can be made
+    max_processes:int|None = field(default_factory=lambda: max(256, 4 * (os.cpu_count() or 1)))  # tasks, threads included
+                                          # (RLIMIT_NPROC, and pids.max of a pids cgroup where one can be made)
     cpu_s:int|None = None                 # RLIMIT_CPU: seconds of CPU time, then SIGKILL
     network:bool = False                  # False: a network namespace with nothing in it (where namespaces exist)
     writable:tuple = ()                   # further folders that stay writable (e.g. where the launcher reads the result)
+    hide:tuple = ('/run', '/dev/shm')     # folders replaced by empty read-only ones (other services' sockets, shared memory);
+                                          # add '/tmp' where no input of the worker lives there
     env_allow:tuple = ENV_ALLOW           # environment names (shell patterns) the worker keeps
     mode:str = 'auto'                     # 'auto' (the best this machine allows), 'namespaces' or 'process_group'
 
@@ -63,7 +66,8 @@ class SandboxPolicy:
             if v is not None and (not isinstance(v, int) or v <= 0): raise SandboxError(f"{f} must be a positive integer or None, got {v!r}")
         if not Path(self.scratch_dir).is_dir(): raise SandboxError(f"scratch_dir {self.scratch_dir!r} is not a folder; create it first (see scratch_dir())")
         self.scratch_dir = str(Path(self.scratch_dir).resolve())
-        self.writable, self.env_allow = tuple(str(Path(p).resolve()) for p in self.writable), tuple(self.env_allow)
+        self.writable, self.hide = tuple(str(Path(p).resolve()) for p in self.writable), tuple(str(p) for p in self.hide)
+        self.env_allow = tuple(self.env_allow)
 
     def to_dict(self) -> dict: return asdict(self)
     @classmethod
@@ -92,7 +96,7 @@ def _check(rc:int, what:str):
 def set_pdeathsig(sig:int=signal.SIGKILL, parent_pid:int|None=None):
     "Ask the kernel to send `sig` to this process when its parent dies; exit at once if the parent is already gone."
     if sys.platform != 'linux': return
-    _check(_libc().prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0), 'prctl(_PR_SET_PDEATHSIG)')
+    _check(_libc().prctl(_PR_SET_PDEATHSIG, ctypes.c_ulong(int(sig)), *[ctypes.c_ulong(0)] * 3), 'prctl(PR_SET_PDEATHSIG)')
     if parent_pid is not None and os.getppid() != parent_pid: os._exit(1)
 
 class _MountAttr(ctypes.Structure):
@@ -101,17 +105,16 @@ class _MountAttr(ctypes.Structure):
 def _set_readonly(path:str, readonly:bool):
     "Make the mount tree at `path` read-only (or writable again), recursively (mount_setattr, Linux >= 5.12)."
     a = _MountAttr(_MOUNT_ATTR_RDONLY if readonly else 0, 0 if readonly else _MOUNT_ATTR_RDONLY, 0, 0)
-    rc = _libc().syscall(_SYS_MOUNT_SETATTR, _AT_FDCWD, path.encode(), _AT_RECURSIVE, ctypes.byref(a), ctypes.sizeof(a))
+    L = ctypes.c_long
+    rc = _libc().syscall(L(_SYS_MOUNT_SETATTR), L(_AT_FDCWD), path.encode(), L(_AT_RECURSIVE), ctypes.byref(a), L(ctypes.sizeof(a)))
     _check(rc, f"mount_setattr({path})")
 
 def _mount(src, dst:str, flags:int, fstype:str|None=None, data:str|None=None):
     enc = lambda x: x and x.encode()
-    _check(_libc().mount(enc(src), dst.encode(), enc(fstype), flags, enc(data)), f"mount({dst})")
+    _check(_libc().mount(enc(src), dst.encode(), enc(fstype), ctypes.c_ulong(flags), enc(data)), f"mount({dst})")
 
 def _write(path:str, text:str):
     with open(path, 'w') as f: f.write(text)
-
-_HIDDEN = ('/tmp', '/var/tmp', '/run', '/dev/shm')   # shared folders (other runs' files, sockets) replaced by empty ones
 
 def _enter_namespaces(policy:SandboxPolicy):
     "Unshare user, mount, PID (and network) namespaces; map us to root inside; leave only the scratch folders writable."
@@ -122,7 +125,7 @@ def _enter_namespaces(policy:SandboxPolicy):
     _mount(None, '/', _MS_REC | _MS_PRIVATE)                    # nothing we mount leaks back out
     keep = [policy.scratch_dir, *policy.writable]
     fds = [os.open(p, os.O_PATH | os.O_DIRECTORY) for p in keep]   # still reachable once the folder above is hidden
-    for h in _HIDDEN:
+    for h in policy.hide:
         if os.path.isdir(h) and not os.path.islink(h): _mount('tmpfs', h, _MS_NOSUID | _MS_NODEV, 'tmpfs', 'size=64k,mode=755')
     for p, fd in zip(keep, fds):
         os.makedirs(p, exist_ok=True)                          # a mount point inside an empty tmpfs, if p was under one
@@ -271,7 +274,7 @@ def enter_sandbox(
     mode = _mode(policy)
     if policy.max_processes is not None: _join_pids_cgroup(policy.max_processes + 2)   # + this relay and the worker itself
     if mode == 'namespaces': _enter_namespaces(policy)
-    elif sys.platform == 'linux': _libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)   # orphans of the worker come back to this relay
+    elif sys.platform == 'linux': _libc().prctl(_PR_SET_CHILD_SUBREAPER, *map(ctypes.c_ulong, (1, 0, 0, 0)))   # orphans of the worker come back to this relay
     relay = os.getpid()
     sys.stdout.flush(); sys.stderr.flush()
     pid = os.fork()               # with namespaces: the worker is PID 1 of its namespace; when it ends, all in it end
@@ -287,8 +290,16 @@ def enter_sandbox(
 
 # %% ../nbs/04a_sandbox.ipynb #13fd4ddc
 def _children(pid:int)->list[int]:
+    "The children of `pid` (from /proc; a scan of every process where the kernel has no children files)."
     try: return [int(c) for t in os.listdir(f'/proc/{pid}/task') for c in Path(f'/proc/{pid}/task/{t}/children').read_text().split()]
+    except FileNotFoundError: pass
     except OSError: return []
+    kids = []
+    for p in filter(str.isdigit, os.listdir('/proc')):
+        try: stat = Path(f'/proc/{p}/stat').read_text()
+        except OSError: continue
+        if int(stat.rpartition(')')[2].split()[1]) == pid: kids.append(int(p))
+    return kids
 
 def _descendants(pid:int)->list[int]:
     out, todo = [], [pid]
@@ -375,10 +386,15 @@ def _exec_main():
     try: os.execvpe(argv[0], argv, os.environ)
     except OSError as e: print(f"kernelopt sandbox: cannot run {argv[0]!r}: {e}", file=sys.stderr); os._exit(127)
 
-def popen_sandboxed(argv:list, policy:SandboxPolicy, **kwargs)->subprocess.Popen:
-    "Start `argv` sandboxed with subprocess.Popen (kwargs go to Popen: stdout, stderr, stdin...); end it with kill_sandbox(p.pid)."
+def popen_sandboxed(
+    argv:list,               # the worker's command
+    policy:SandboxPolicy,
+    env:dict|None=None,      # the environment to clean for the worker (default: this process's)
+    **kwargs,                # for subprocess.Popen: stdin, stdout, stderr, pass_fds...
+)->subprocess.Popen:
+    "Start `argv` sandboxed with subprocess.Popen; end it with kill_sandbox(p.pid)."
     return subprocess.Popen(sandbox_command(argv, policy), cwd=policy.scratch_dir, start_new_session=True,
-                            env=clean_env(os.environ, policy.env_allow, policy.scratch_dir), **kwargs)
+                            env=clean_env(env, policy.env_allow, policy.scratch_dir), **kwargs)
 
 # %% ../nbs/04a_sandbox.ipynb #db888f52
 @contextmanager
