@@ -4,18 +4,19 @@
 
 # %% ../nbs/19_orchestrator.ipynb #afcc9fd7
 from __future__ import annotations
-import contextlib, re, statistics, time, traceback, warnings
+import contextlib, re, time, traceback, warnings
+from functools import partial
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Callable
 
 from .ledger import (LedgerError, RunLockedError, RunLedger, Attempt, Round, Decision, ATTEMPT_STATUSES, TIMED_STATUSES,
-                     REDO_STATUSES, OptimizationResult, Spend, decide, run_result, code_sha256, atomic_write_text, finite_json,
-                     run_usage, environment_info, utc_now)
+                     REDO_STATUSES, OptimizationResult, Spend, decide, run_result, continue_provider, code_sha256,
+                     atomic_write_text, finite_json, run_usage, environment_info, utc_now)
 _finite = finite_json   # the old private name, still imported by kernelopt.report; use kernelopt.ledger.finite_json
 
 # %% auto #0
-__all__ = ['RunState', 'KernelVerifier', 'OptimizationOrchestrator']
+__all__ = ['RunState', 'verify_code', 'OptimizationOrchestrator']
 
 # %% ../nbs/19_orchestrator.ipynb #2b8e6f14
 @dataclass
@@ -32,21 +33,13 @@ class RunState:
 
     @property
     def baselines(self) -> dict: return self.run['context']['baselines']
-    def best(self) -> Attempt:
-        "The last accepted candidate, else the starting kernel."
-        return next(a for a in reversed(self.ledger.attempts()) if a.status in ('accepted', 'start'))
+    def best(self) -> Attempt: return self.ledger.best()
 
 # %% ../nbs/19_orchestrator.ipynb #46ab3e2c
-class KernelVerifier:
-    "The real verifier (`kernelopt.verify`) with one run's settings."
-    def __init__(self, device:str, trials:int=5, extra_shapes=(), allowed_ops=(), allow_tf32:bool=False, timeout_s:float=300):
-        self.kwargs = dict(device=device, trials=trials, extra_shapes=tuple(extra_shapes), allowed_ops=tuple(allowed_ops),
-                           allow_tf32=allow_tf32, timeout_s=timeout_s)
-
-    def verify(self, problem, code:str, work_dir:Path):
-        "Verify `code` (written to work_dir) in a worker process; a file that does not load is a failed result, not an exception."
-        from kernelopt.verify import verify_with_refinement
-        return verify_with_refinement(problem, code, None, max_attempts=1, work_dir=work_dir, **self.kwargs).result
+def verify_code(problem, code:str, work_dir:Path, **kwargs):
+    "`code`, written to work_dir, verified in a worker process (`kernelopt.verify`); a file that does not load fails, it does not raise."
+    from kernelopt.verify import verify_with_refinement
+    return verify_with_refinement(problem, code, None, max_attempts=1, work_dir=work_dir, **kwargs).result
 
 _ATTEMPT_STATUS = {'failed': 'rejected', 'rejected_static': 'rejected', 'crashed': 'crashed', 'timeout': 'timeout'}
 
@@ -81,27 +74,14 @@ def _default_profiler(device:str, timeout_s:float) -> tuple[object|None, str|Non
     "Nsight Compute where it can run here, else None and why not."
     if not device.startswith('cuda'): return None, "no GPU: Triton runs in its interpreter and timings do not represent GPU performance"
     import torch
-    from kernelopt.ncu import ncu_available, NCUProfiler
+    from kernelopt.ncu import ncu_available
+    from kernelopt.ncu_profile import NCUProfiler
     if not torch.cuda.is_available(): return None, "no CUDA device visible"
     if not ncu_available(): return None, "ncu not found"
     return NCUProfiler(timeout_s=timeout_s), None
 
 # %% ../nbs/19_orchestrator.ipynb #9f031e6f
-def _ask(provider, ledger:RunLedger, messages:list[dict], name:str, spend:Spend, response_format=None):
-    "One provider call, saved under prompts/NAME.*.md and counted into `spend`."
-    spend.prompt_paths.append(ledger.save_text(f'{name}.prompt.md', '\n\n'.join(f"## {m['role']}\n\n{m['content']}" for m in messages)))
-    resp = provider.complete(messages, response_format=response_format)
-    spend.calls += 1; spend.input_tokens += resp.input_tokens; spend.output_tokens += resp.output_tokens
-    spend.response_paths.append(ledger.save_text(f'{name}.response.md', resp.text))
-    return resp
-
-def _skip_provider_calls(provider, n:int):
-    "Skip the first n replies of a replayed transcript (live providers have nothing to skip)."
-    if n <= 0 or not hasattr(provider, 'skip'): return
-    try: provider.skip(n)
-    except ValueError as e:
-        raise LedgerError(f"the ledger records {n} provider calls, more than the transcript holds ({e}): "
-                          "is it the transcript this run was started with?") from None
+#| export
 
 # %% ../nbs/19_orchestrator.ipynb #9450bcf3
 class _NoFix(Exception):
@@ -164,7 +144,7 @@ class OptimizationOrchestrator:
         retime_pairs:int=3,                 # interleaved re-timings of best and candidate when one timing each cannot tell (0: never)
         progress:Callable|None=None,        # called as progress(stage, round, index); stage "done" when a candidate is recorded
         benchmark=None,                     # times kernels: default `kernelopt.benchmark.Benchmark` with the settings above
-        verifier=None,                      # verifies kernels: default `KernelVerifier` with the settings above
+        verifier=None,                      # verify(problem, code, work_dir) -> VerificationResult; default `verify_code` with the settings above
         profiler=None,                      # Nsight Compute: default `NCUProfiler` where ncu can run; False for none
         peaks=None,                         # `HardwarePeaks`: default the datasheet of a known GPU, else measured
     ):
@@ -193,7 +173,8 @@ class OptimizationOrchestrator:
         self.provider = self._make_provider(provider, budget)
         if hasattr(self.provider, 'check_settings'): self.provider.check_settings(self.settings())
         self._benchmark, self._peaks = benchmark, peaks
-        self.verifier = verifier or KernelVerifier(self.device, verify_trials, self.extra_shapes, self.allowed_ops, allow_tf32, timeout_s)
+        self.verify = verifier or partial(verify_code, device=self.device, trials=verify_trials, extra_shapes=self.extra_shapes,
+                                          allowed_ops=self.allowed_ops, allow_tf32=allow_tf32, timeout_s=timeout_s)
         self._profiler = profiler
         self.state:RunState|None = None
 
@@ -292,7 +273,6 @@ def _begin(o:OptimizationOrchestrator) -> RunState:
 
 @_locked
 def _restore(o:OptimizationOrchestrator) -> RunState:
-    from kernelopt.llm import LLMResponse
     from kernelopt.sol import RooflineAnalyzer, RooflineResult
     from kernelopt.peaks import HardwarePeaks
     run = o.ledger.read_run()
@@ -300,15 +280,12 @@ def _restore(o:OptimizationOrchestrator) -> RunState:
     diff = [k for k in _RESUME_KEYS if now[k] != was.get(k)]
     if diff: raise LedgerError(f"{o.ledger.dir} holds a different run ({', '.join(diff)} differ); choose another folder (--out) to start a new one")
     rounds, atts = o.ledger.rounds(), o.ledger.attempts()   # a damaged line raises LedgerError here, naming it
-    _skip_provider_calls(o.provider, sum(x.provider_calls for x in rounds + atts))
-    for x in rounds + atts:
-        if x.provider_calls: o.provider.usage.record(LLMResponse('', x.tokens.get('input', 0), x.tokens.get('output', 0), 'ledger', 0.0))
+    continue_provider(o.provider, rounds + atts)
     ctx = run['context']
     st = RunState(o.ledger, run, ctx['flops'], ctx['bytes'], HardwarePeaks(**ctx['peaks']), RooflineAnalyzer(o.roofline_config))
     st.analyzer.history[:] = [RooflineResult(**x.roofline) for x in rounds if x.roofline]
     _use_profiler(o, st)
-    best = next((a for a in reversed(atts) if a.status in ('accepted', 'start')), None)
-    if best: o.ledger.set_best(o.ledger.read_text(best.code_path))
+    if (best := o.ledger.best()): o.ledger.set_best(o.ledger.read_text(best.code_path))   # best.py may be stale after a kill
     run['config'].update(rounds=o.rounds)
     run['state'] = dict(status='running', resumed_at=utc_now())
     o.ledger.write_run(run)
@@ -333,14 +310,19 @@ def _time(o:OptimizationOrchestrator, code_path:str):
     from kernelopt.problem import load_candidate
     return o.benchmark.benchmark_kernel(load_candidate(o.ledger.dir/code_path), o.problem)
 
-def _fill_timing(st:RunState, rec:Attempt, bres, best_ms:float|None):
-    "Timing fields: the median and IQR on top for tables, the full `TimingStats` under `timing`, and the speedups."
-    t = _timing(bres.stats)
+def _time_verified(o:OptimizationOrchestrator, st:RunState, rec:Attempt, v, best_ms:float|None) -> str|None:
+    "Record the verification; if it passed, time and profile the kernel (median, IQR, speedups). Returns a failure status, or None."
+    rec.verification = _verification(v)
+    if not v.passed: return _set(rec, error='; '.join(v.reasons)) and _ATTEMPT_STATUS.get(v.status, 'rejected')
+    o.progress('benchmark', rec.round, rec.index)
+    b = _time(o, rec.code_path)
+    if b.status != 'ok': return _set(rec, error=b.message) and (b.status if b.status in ATTEMPT_STATUSES else 'error')
+    t = _timing(b.stats)
     ratio = lambda ms: None if ms is None else ms / t['median_ms']
     _set(rec, timing=t, median_ms=t['median_ms'], iqr_ms=t['iqr_ms'], speedup_vs_best=ratio(best_ms),
          speedup_vs_start=ratio(st.start.median_ms if st.start else t['median_ms']),
          speedup_vs_eager=ratio((st.baselines.get('eager') or {}).get('median_ms')),
-         speedup_vs_compile=ratio((st.baselines.get('compile') or {}).get('median_ms')))
+         speedup_vs_compile=ratio((st.baselines.get('compile') or {}).get('median_ms')), **_profile(o, st, rec.id, rec.code_path, t['median_ms']))
 
 def _start_kernel(o:OptimizationOrchestrator, st:RunState) -> Attempt:
     "Verify and time the starting kernel: record 0 of the ledger."
@@ -348,20 +330,10 @@ def _start_kernel(o:OptimizationOrchestrator, st:RunState) -> Attempt:
     rec = Attempt(0, 0, 'r00c0', code_path=o.ledger.save_kernel(code), sha256=code_sha256(code), first_sha256=code_sha256(code),
                   change='starting kernel', started_at=utc_now())
     o.progress('verify', 0, 0)
-    v = o.verifier.verify(o.problem, code, o.ledger.dir/'verify'/rec.id)
-    rec.verification = _verification(v)
-    if not v.passed:
-        o.ledger.append_attempt(_set(rec, status=_ATTEMPT_STATUS.get(v.status, 'rejected'), error='; '.join(v.reasons),
-                                     wall_s=time.perf_counter() - t0))
-        raise _Stop('error', "the starting kernel failed verification: " + '; '.join(v.reasons))
-    o.progress('benchmark', 0, 0)
-    b = _time(o, rec.code_path)
-    if b.status != 'ok':
-        o.ledger.append_attempt(_set(rec, status=b.status if b.status in ATTEMPT_STATUSES else 'error', error=b.message, wall_s=time.perf_counter() - t0))
-        raise _Stop('error', f"the starting kernel could not be timed ({b.status}): {b.message}")
-    _fill_timing(st, rec, b, None)
-    _set(rec, **_profile(o, st, rec.id, rec.code_path, rec.median_ms), status='start', wall_s=time.perf_counter() - t0)
-    o.ledger.append_attempt(rec)
+    v = o.verify(o.problem, code, o.ledger.dir/'verify'/rec.id)
+    failed = _time_verified(o, st, rec, v, None)
+    o.ledger.append_attempt(_set(rec, status=failed or 'start', wall_s=time.perf_counter() - t0))
+    if failed: raise _Stop('error', f"the starting kernel {'failed verification' if not v.passed else f'could not be timed ({failed})'}: {rec.error}")
     o.ledger.set_best(code)
     return rec
 
@@ -425,7 +397,7 @@ def _diagnose(o:OptimizationOrchestrator, st:RunState, rec:Round, best:Attempt, 
                                                    _gpu_specs(o, st), roofline=rec.roofline, history=_history(st), timings=rec.parent_timing)
     messages = [{'role': 'system', 'content': system}, {'role': 'user', 'content': user}]
     for attempt in (1, 2):
-        resp = _ask(o.provider, o.ledger, messages, f"r{rec.round:02d}_judge{'' if attempt == 1 else '_retry'}", spend, JUDGE_RESPONSE_SCHEMA)
+        resp = spend.ask(o.provider, o.ledger, messages, f"r{rec.round:02d}_judge{'' if attempt == 1 else '_retry'}", JUDGE_RESPONSE_SCHEMA)
         try: return extract_judge_response(resp.text)
         except JudgeResponseError as e:
             rec.judge_errors.append(str(e))
@@ -437,11 +409,11 @@ def _verify_and_fix(o:OptimizationOrchestrator, rec:Attempt, code:str, spend:Spe
     "Verify `code`; while it fails and fixes remain, send the verifier's reasons to the model and verify its fix. -> (code, result)"
     from kernelopt.judger_prompts import build_fix_prompt, extract_code, CodeExtractionError
     for n in range(1, o.max_refinements + 2):
-        v = o.verifier.verify(o.problem, code, o.ledger.dir/'verify'/rec.id/f'attempt_{n}')
+        v = o.verify(o.problem, code, o.ledger.dir/'verify'/rec.id/f'attempt_{n}')
         if v.passed or n > o.max_refinements: return code, v
         o.progress('refine', rec.round, rec.index)
         s, u = build_fix_prompt(code, v, _problem_text(o.problem))
-        reply = _ask(o.provider, o.ledger, [{'role': 'system', 'content': s}, {'role': 'user', 'content': u}], f"{rec.id}_fix{n}", spend)
+        reply = spend.ask(o.provider, o.ledger, [{'role': 'system', 'content': s}, {'role': 'user', 'content': u}], f"{rec.id}_fix{n}")
         rec.refinements = n
         try: code = extract_code(reply.text)
         except CodeExtractionError as e: raise _NoFix(f"fix {n}: {e}") from None
@@ -479,20 +451,15 @@ def _attempt(o:OptimizationOrchestrator, st:RunState,
         o.progress('generate', r, k)
         system, user = build_optimization_prompt(o.ledger.read_text(parent.code_path), _problem_text(o.problem), analysis,
                                                  bottleneck=b, history=_history(st), constraints=_sibling_note(r, k))
-        resp = _ask(o.provider, o.ledger, [{'role': 'system', 'content': system}, {'role': 'user', 'content': user}], f"{rec.id}_generate", spend)
+        resp = spend.ask(o.provider, o.ledger, [{'role': 'system', 'content': system}, {'role': 'user', 'content': user}], f"{rec.id}_generate")
         try: code = extract_code(resp.text)
         except CodeExtractionError as e: return _set(rec, status='no_code', error=str(e))
         _set(rec, change=_change_of(resp.text, code), first_sha256=code_sha256(code))
         o.progress('verify', r, k)
         try: code, v = _verify_and_fix(o, rec, code, spend)
         except _NoFix as e: return _set(rec, status='no_code', error=str(e))
-        _set(rec, code_path=o.ledger.save_kernel(code), sha256=code_sha256(code), verification=_verification(v))
-        if not v.passed: return _set(rec, status=_ATTEMPT_STATUS.get(v.status, 'rejected'), error='; '.join(v.reasons))
-        o.progress('benchmark', r, k)
-        bres = _time(o, rec.code_path)
-        if bres.status != 'ok': return _set(rec, status=bres.status if bres.status in ATTEMPT_STATUSES else 'error', error=bres.message)
-        _fill_timing(st, rec, bres, best_timing['median_ms'])
-        _set(rec, **_profile(o, st, rec.id, rec.code_path, rec.median_ms))
+        _set(rec, code_path=o.ledger.save_kernel(code), sha256=code_sha256(code))
+        if (failed := _time_verified(o, st, rec, v, best_timing['median_ms'])): return _set(rec, status=failed)
         rec.decision = _decide_speed(o, rec, best, best_timing)
         return _set(rec, status=rec.decision.outcome)
     except BudgetExceededError as e: return _set(rec, status='budget', error=str(e))   # recorded with what it spent; the loop stops
