@@ -16,8 +16,8 @@ from fastcore.basics import patch
 from . import metric_schema
 from .device import resolve_device
 from .trace import OpTracer
-from .flops import OpCount, count_op, compulsory_bytes
-from .peaks import HardwarePeaks, floor_time_s, roofs_for, measure_peaks
+from .flops import count_op, compulsory_bytes
+from .peaks import HardwarePeaks, floor_time_s, roofs_for
 
 # %% auto #0
 __all__ = ['SOURCES', 'RooflinePoint', 'roofline_point', 'point_from_ncu', 'OpPoint', 'profile_model_roofline', 'format_quantity',
