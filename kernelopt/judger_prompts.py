@@ -12,7 +12,7 @@ from typing import Any
 from .metric_schema import SECTIONS, METRIC_BY_KEY, OTHER, metrics_by_section, format_metric
 
 # %% auto #0
-__all__ = ['UNIT_SUFFIXES', 'FIELD_UNITS', 'NO_METRICS_NOTE', 'CATEGORY_DESCRIPTIONS', 'VALID_CATEGORIES',
+__all__ = ['UNIT_SUFFIXES', 'FIELD_UNITS', 'BALANCED_NOTE', 'NO_METRICS_NOTE', 'CATEGORY_DESCRIPTIONS', 'VALID_CATEGORIES',
            'JUDGE_RESPONSE_SCHEMA', 'JUDGE_SYSTEM_PROMPT', 'CANDIDATE_CONTRACT', 'VERIFIER_RULES',
            'GENERATOR_SYSTEM_PROMPT', 'is_missing', 'format_value', 'label_and_unit', 'as_plain_dict', 'render_fields',
            'render_gpu_specs', 'render_roofline', 'render_timings', 'check_flat_metrics', 'group_metrics',
@@ -95,9 +95,13 @@ def render_gpu_specs(gpu_specs)->str:
     return "## GPU specification\n" + render_fields(as_plain_dict(gpu_specs, "gpu_specs"), skip=("aliases", "source"))
 
 # %% ../nbs/16_judger_prompts.ipynb #7b60a689
+BALANCED_NOTE = ("- Verdict: balanced - compute and memory are both busy and within a few points of each other; making one unit "
+                 "faster moves the limit to the other, so gains come from doing less work (fewer bytes and FLOPs) or overlapping them")
+
 def render_roofline(roofline)->str:
     "The '## Roofline' section from a RooflineResult, an analytic roofline point, or a dict."
-    return "## Roofline\n" + render_fields(as_plain_dict(roofline, "roofline"))
+    d = as_plain_dict(roofline, "roofline")
+    return "## Roofline\n" + render_fields(d) + (f"\n{BALANCED_NOTE}" if d.get("balanced") else "")
 
 def render_timings(timings)->str:
     "The '## Timings' section from a TimingStats (or any dict of named times)."
@@ -231,6 +235,11 @@ Rules:
 timing/roofline field) with their values; never invent a number. If a measurement you would need is missing, say so.
 - Compare against the GPU's peaks: a percentage of peak, the roofline position and the bytes the problem must move \
 tell you whether a limit is real.
+- Memory SOL is the busiest of DRAM, L2 and L1. When the roofline section warns that L1 or L2 is saturated while DRAM \
+is not, the kernel is NOT at the memory roofline: it moves more data through that cache than it needs, and more data \
+reuse (tiling, fusion, vectorised loads) can still cut the traffic.
+- When the roofline section says the kernel is balanced (compute and memory both busy), name both limits: moving work \
+from one unit to the other does not help; doing less work does.
 - For each bottleneck propose one to three specific optimizations of THIS kernel (what to change in the code, e.g. \
 "fuse the max and sum passes with an online softmax"), not generic advice.
 - Do not repeat an optimization that earlier attempts show failed or was slower, unless you say what to do differently.
