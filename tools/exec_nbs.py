@@ -16,11 +16,10 @@ from execnb.shell import CaptureShell
 _SKIP = re.compile(r'^\s*#\|\s*(notest\b|eval:\s*false)', re.M)
 
 def _skip(cell) -> bool:
+    "True for cells not to run; every code cell's old outputs go first (a cell that now prints nothing must show nothing)."
     if cell.cell_type != 'code': return True
-    if _SKIP.search(cell.source):
-        cell.outputs = []; cell.execution_count = None
-        return True
-    return False
+    cell.outputs = []; cell.execution_count = None
+    return bool(_SKIP.search(cell.source))
 
 def exec_nb(path:Path) -> bool:
     nb = read_nb(path)
