@@ -10,10 +10,9 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Callable
 
-from .ledger import (LedgerError, RunLockedError, RunLedger, Attempt, Round, Decision, ATTEMPT_STATUSES, TIMED_STATUSES,
-                     REDO_STATUSES, OptimizationResult, Spend, decide, run_result, continue_provider, code_sha256,
-                     atomic_write_text, finite_json, run_usage, environment_info, utc_now)
-_finite = finite_json   # the old private name, still imported by kernelopt.report; use kernelopt.ledger.finite_json
+from .ledger import (LedgerError, RunLedger, Attempt, Round, Decision, ATTEMPT_STATUSES, REDO_STATUSES, VERIFICATION_TO_ATTEMPT,
+                     OptimizationResult, Spend, decide, run_result, continue_provider, every_round_failed, verification_record,
+                     timing_record, code_sha256, environment_info, utc_now)
 
 # %% auto #0
 __all__ = ['RunState', 'verify_code', 'OptimizationOrchestrator']
@@ -33,26 +32,12 @@ class RunState:
 
     @property
     def baselines(self) -> dict: return self.run['context']['baselines']
-    def best(self) -> Attempt: return self.ledger.best()
 
 # %% ../nbs/19_orchestrator.ipynb #46ab3e2c
 def verify_code(problem, code:str, work_dir:Path, **kwargs):
     "`code`, written to work_dir, verified in a worker process (`kernelopt.verify`); a file that does not load fails, it does not raise."
     from kernelopt.verify import verify_with_refinement
     return verify_with_refinement(problem, code, None, max_attempts=1, work_dir=work_dir, **kwargs).result
-
-_ATTEMPT_STATUS = {'failed': 'rejected', 'rejected_static': 'rejected', 'crashed': 'crashed', 'timeout': 'timeout'}
-
-def _verification(v) -> dict:
-    "The ledger's summary of a `VerificationResult`: status, passed, the reasons, and each check's outcome."
-    return dict(status=v.status, passed=bool(v.passed), reasons=list(v.reasons),
-                checks={k: c.get('passed') if isinstance(c, dict) else c for k, c in (v.checks or {}).items()},
-                rel_err=getattr(v, 'rel_err', None), max_abs_err=getattr(v, 'max_abs_err', None), trials=getattr(v, 'trials', None))
-
-def _timing(stats) -> dict|None:
-    "The ledger's timing record of a `TimingStats` (or its dict): every field, the samples included."
-    if stats is None: return None
-    return stats.to_dict() if hasattr(stats, 'to_dict') else dict(stats)
 
 # %% ../nbs/19_orchestrator.ipynb #69b53c2f
 def _analytic_verdict(point, config):
@@ -80,9 +65,6 @@ def _default_profiler(device:str, timeout_s:float) -> tuple[object|None, str|Non
     if not ncu_available(): return None, "ncu not found"
     return NCUProfiler(timeout_s=timeout_s), None
 
-# %% ../nbs/19_orchestrator.ipynb #9f031e6f
-#| export
-
 # %% ../nbs/19_orchestrator.ipynb #9450bcf3
 class _NoFix(Exception):
     "The model's reply to a fix request held no usable code."
@@ -103,7 +85,6 @@ def _sibling_note(r:int, k:int) -> list[str]:
             f"starting from proposed optimization {k // 2 + 1} if there is one, and do not resubmit their kernels."]
 
 # %% ../nbs/19_orchestrator.ipynb #e2cca4b3
-_HISTORY_KEYS = ('round', 'index', 'status', 'change', 'median_ms', 'speedup_vs_best', 'error')
 _RESUME_KEYS = ('problem_sha256', 'overrides', 'kernel_sha256', 'device', 'candidates_per_round')
 
 def _check_numbers(**kw):
@@ -298,7 +279,7 @@ def _measure_baselines(o:OptimizationOrchestrator, st:RunState):
         o.progress(f'baseline {name}', 0, 0)
         r = o.benchmark.benchmark_pytorch(o.problem, name)
         if r.status != 'ok': raise _Stop('error', f"the PyTorch {name} reference could not be timed ({r.status}): {r.message}")
-        st.baselines[name] = _timing(r.stats)
+        st.baselines[name] = timing_record(r.stats)
     o.ledger.write_run(st.run)
 
 def _set(rec, **kw):
@@ -312,12 +293,12 @@ def _time(o:OptimizationOrchestrator, code_path:str):
 
 def _time_verified(o:OptimizationOrchestrator, st:RunState, rec:Attempt, v, best_ms:float|None) -> str|None:
     "Record the verification; if it passed, time and profile the kernel (median, IQR, speedups). Returns a failure status, or None."
-    rec.verification = _verification(v)
-    if not v.passed: return _set(rec, error='; '.join(v.reasons)) and _ATTEMPT_STATUS.get(v.status, 'rejected')
+    rec.verification = verification_record(v)
+    if not v.passed: rec.error = '; '.join(v.reasons); return VERIFICATION_TO_ATTEMPT.get(v.status, 'rejected')
     o.progress('benchmark', rec.round, rec.index)
     b = _time(o, rec.code_path)
-    if b.status != 'ok': return _set(rec, error=b.message) and (b.status if b.status in ATTEMPT_STATUSES else 'error')
-    t = _timing(b.stats)
+    if b.status != 'ok': rec.error = b.message; return b.status if b.status in ATTEMPT_STATUSES else 'error'
+    t = timing_record(b.stats)
     ratio = lambda ms: None if ms is None else ms / t['median_ms']
     _set(rec, timing=t, median_ms=t['median_ms'], iqr_ms=t['iqr_ms'], speedup_vs_best=ratio(best_ms),
          speedup_vs_start=ratio(st.start.median_ms if st.start else t['median_ms']),
@@ -338,14 +319,8 @@ def _start_kernel(o:OptimizationOrchestrator, st:RunState) -> Attempt:
     return rec
 
 # %% ../nbs/19_orchestrator.ipynb #33683e8c
-def _profile(o:OptimizationOrchestrator, st:RunState,
-             name:str,                  # label of the point, e.g. "r01c0"
-             code_path:str,             # the kernel, relative to the run folder
-             median_ms:float,           # its measured median time
-             ncu:dict|None=None,        # counters measured earlier (reused: ncu runs once per kernel)
-             ncu_kernel:str|None=None,  # the kernel those counters belong to
-            ) -> dict:
-    "Roofline point, floor_pct, Speed-of-Light verdict and (with a profiler) the counters of one kernel."
+def _profile(o:OptimizationOrchestrator, st:RunState, name:str, code_path:str, median_ms:float, ncu:dict|None=None, ncu_kernel:str|None=None) -> dict:
+    "Roofline point, floor_pct, SOL verdict and (with a profiler) the counters of kernel `code_path`; `ncu` given: reused, not measured again."
     from kernelopt.roofline import roofline_point, point_from_ncu
     point = roofline_point(name, st.flops, st.bytes, median_ms / 1e3, st.peaks)
     floor_pct = point.pct_of_roof
@@ -365,11 +340,6 @@ def _profile(o:OptimizationOrchestrator, st:RunState,
 def _problem_text(problem) -> str:
     return problem.source + (f"\n# sizes used in this run: {problem.overrides}\n" if problem.overrides else '')
 
-def _history(st:RunState) -> list[dict]:
-    "Earlier candidates, compact, for the prompts."
-    return [{k: a.get(k) for k in _HISTORY_KEYS} | {'bottleneck': (a.bottleneck or {}).get('category')}
-            for a in st.ledger.attempts() if a.round > 0]
-
 def _gpu_specs(o:OptimizationOrchestrator, st:RunState):
     "The GPU description for the judge: the datasheet on a known GPU, else what is known, said plainly."
     if o.device.startswith('cuda'):
@@ -385,7 +355,7 @@ def _profile_round(o:OptimizationOrchestrator, st:RunState, r:int, best:Attempt)
     median = best.median_ms
     if r > 1:
         b = _time(o, best.code_path)
-        if b.status == 'ok': rec.parent_timing = _timing(b.stats); median = rec.parent_timing['median_ms']
+        if b.status == 'ok': rec.parent_timing = timing_record(b.stats); median = rec.parent_timing['median_ms']
         else: rec.warnings.append(f"timing the parent again failed ({b.status}: {b.message}); using its recorded timing")
     return _set(rec, **_profile(o, st, f"r{r:02d}_parent", best.code_path, median, best.ncu, best.ncu_kernel))
 
@@ -394,7 +364,7 @@ def _diagnose(o:OptimizationOrchestrator, st:RunState, rec:Round, best:Attempt, 
     from kernelopt.judger_prompts import build_judge_optimization_prompt, extract_judge_response, JudgeResponseError, JUDGE_RESPONSE_SCHEMA
     o.progress('diagnose', rec.round, 0)
     system, user = build_judge_optimization_prompt(o.ledger.read_text(best.code_path), _problem_text(o.problem), rec.ncu,
-                                                   _gpu_specs(o, st), roofline=rec.roofline, history=_history(st), timings=rec.parent_timing)
+                                                   _gpu_specs(o, st), roofline=rec.roofline, history=st.ledger.history(), timings=rec.parent_timing)
     messages = [{'role': 'system', 'content': system}, {'role': 'user', 'content': user}]
     for attempt in (1, 2):
         resp = spend.ask(o.provider, o.ledger, messages, f"r{rec.round:02d}_judge{'' if attempt == 1 else '_retry'}", JUDGE_RESPONSE_SCHEMA)
@@ -429,18 +399,12 @@ def _decide_speed(o:OptimizationOrchestrator, rec:Attempt, best:Attempt, best_ti
         if tb.status != 'ok' or tc.status != 'ok':
             d.reason += f"; re-timing failed ({tb.status}, {tc.status}: {tb.message or tc.message}), so the first timing decides"
             return d
-        pairs.append((_timing(tb.stats)['median_ms'], _timing(tc.stats)['median_ms']))
+        pairs.append((timing_record(tb.stats)['median_ms'], timing_record(tc.stats)['median_ms']))
     return decide({'median_ms': rec.median_ms, 'iqr_ms': rec.iqr_ms}, best_timing, o.divergence_threshold_pct, pairs=pairs)
 
 # %% ../nbs/19_orchestrator.ipynb #88fcd30b
-def _attempt(o:OptimizationOrchestrator, st:RunState,
-             r:int, k:int,        # round, candidate index in the round
-             analysis,            # the round's `JudgeAnalysis`
-             parent:Attempt,      # the round's parent: the kernel the prompts show
-             best:Attempt,        # the current best
-             best_timing:dict,    # its timing: measured this round, or at its acceptance
-            ) -> Attempt:
-    "Generate, verify (with refinement), time and judge one candidate; returns its ledger record."
+def _attempt(o:OptimizationOrchestrator, st:RunState, r:int, k:int, analysis, parent:Attempt, best:Attempt, best_timing:dict) -> Attempt:
+    "Candidate k of round r from the judge's `analysis` of `parent`: generate, verify (with fixes), time, profile, judge against `best`."
     from kernelopt.judger_prompts import build_optimization_prompt, extract_code, CodeExtractionError
     from kernelopt.llm import BudgetExceededError, LLMError, ReplayExhaustedError
     b, spend, t0 = k % 2 + 1, Spend(), time.perf_counter()
@@ -450,7 +414,7 @@ def _attempt(o:OptimizationOrchestrator, st:RunState,
     try:
         o.progress('generate', r, k)
         system, user = build_optimization_prompt(o.ledger.read_text(parent.code_path), _problem_text(o.problem), analysis,
-                                                 bottleneck=b, history=_history(st), constraints=_sibling_note(r, k))
+                                                 bottleneck=b, history=st.ledger.history(), constraints=_sibling_note(r, k))
         resp = spend.ask(o.provider, o.ledger, [{'role': 'system', 'content': system}, {'role': 'user', 'content': user}], f"{rec.id}_generate")
         try: code = extract_code(resp.text)
         except CodeExtractionError as e: return _set(rec, status='no_code', error=str(e))
@@ -474,7 +438,7 @@ def _round(o:OptimizationOrchestrator, st:RunState, r:int):
     from kernelopt.llm import BudgetExceededError, LLMError, ReplayExhaustedError
     rec = {x.round: x for x in st.ledger.rounds()}.get(r)
     if rec is None or rec.status in REDO_STATUSES:   # a round the budget or the provider stopped is done again
-        best = st.best()
+        best = st.ledger.best()
         rec, spend = _profile_round(o, st, r, best), Spend()
         stop, why = st.analyzer.should_stop(RooflineResult(**rec.roofline), rec.floor_pct)
         if not stop and why: rec.continue_reason = why   # at the roofline by SOL, but far from the analytic floor
@@ -496,23 +460,13 @@ def _round(o:OptimizationOrchestrator, st:RunState, r:int):
     finished = {a.index for a in st.ledger.attempts() if a.round == r and a.status not in REDO_STATUSES}
     for k in range(o.candidates_per_round):
         if k not in finished:
-            best = st.best()
+            best = st.ledger.best()
             a = _attempt(o, st, r, k, analysis, parent, best, rec.parent_timing if rec.parent_sha256 == best.sha256 else best.timing)
             st.ledger.append_attempt(a)
             if a.status == 'accepted': st.ledger.set_best(st.ledger.read_text(a.code_path))
             if a.status == 'budget': raise _Stop('completed', a.error)
             if a.status == 'provider_error': raise _Stop('error', f"the provider failed: {a.error}")
         o.progress('done', r, k)
-
-def _every_round_failed(o:OptimizationOrchestrator, st:RunState) -> tuple[str, str]|None:
-    "('failed', why) when no round gave a usable diagnosis and a verified, timed candidate."
-    rounds, atts = {x.round: x for x in st.ledger.rounds()}.values(), st.ledger.attempts()
-    timed = {a.round for a in atts if a.status in TIMED_STATUSES}
-    if not rounds or any(x.status == 'ok' and x.round in timed for x in rounds): return None
-    why = '; '.join(f"round {x.round}: " + ('no usable diagnosis' if x.status == 'judge_failed' else 'no candidate verified and timed')
-                    for x in rounds)
-    hint = "; a replayed transcript must be replayed with the settings it was recorded with" if hasattr(o.provider, 'skip') else ''
-    return 'failed', f"every round failed ({why}){hint}"
 
 # %% ../nbs/19_orchestrator.ipynb #5d6e2f81
 def _run(o:OptimizationOrchestrator) -> OptimizationResult:
@@ -525,7 +479,9 @@ def _run(o:OptimizationOrchestrator) -> OptimizationResult:
         if st.start and st.start.status != 'start': raise _Stop('error', "the starting kernel failed: " + (st.start.error or st.start.status))
         if st.start is None: st.start = _start_kernel(o, st)
         for r in range(1, o.rounds + 1): _round(o, st, r)
-        status, reason = _every_round_failed(o, st) or ('completed', f"ran all {o.rounds} rounds")
+        why = every_round_failed(st.ledger)   # with a replayed transcript: replies in the wrong calls, most likely
+        status, reason = ('failed', why + ('; a transcript must be replayed with the settings it was recorded with' if hasattr(o.provider, 'skip') else '')
+                          ) if why else ('completed', f"ran all {o.rounds} rounds")
     except _Stop as s: status, reason = s.status, s.reason
     except (LLMError, ReplayExhaustedError) as e: status, reason = 'error', f"the provider failed: {e}"
     except Exception as e:   # anything else: recorded, not lost; what finished is in the ledger
