@@ -4,10 +4,11 @@
 
 # %% ../nbs/04a_sandbox.ipynb #59fb218c
 from __future__ import annotations
-import ctypes, fnmatch, functools, json, os, re, resource, shutil, signal, subprocess, sys, tempfile, time, warnings
+import ctypes, fnmatch, functools, json, os, re, resource, signal, sys, time
 from contextlib import contextmanager
 from dataclasses import dataclass, asdict, field, fields
-from pathlib import Path
+# subprocess, tempfile, shutil, warnings and pathlib are imported where they are used: the launcher of every sandboxed
+# subprocess imports this module, and each of them adds to what the sandbox costs per candidate
 
 # %% auto #0
 __all__ = ['SECRET_NAME', 'ENV_ALLOW', 'MODES', 'clean_env', 'SandboxError', 'SandboxPolicy', 'memory_limit_for', 'set_pdeathsig',
@@ -48,7 +49,7 @@ class SandboxPolicy:
     "What a worker process may do: where it writes, how much it uses, what it sees."
     scratch_dir:str                       # the only writable folder; the worker's cwd, HOME and TMPDIR
     memory_bytes:int|None = None          # RLIMIT_AS (address space); None: not limited
-    file_size_bytes:int|None = 1 << 30    # RLIMIT_FSIZE: the largest file the worker may write
+    file_size_bytes:int|None = 256 << 20  # RLIMIT_FSIZE: the largest file the worker may write, its log included
     max_processes:int|None = field(default_factory=lambda: max(256, 4 * (os.cpu_count() or 1)))  # tasks, threads included
                                           # (RLIMIT_NPROC, and pids.max of a pids cgroup where one can be made)
     cpu_s:int|None = None                 # RLIMIT_CPU: seconds of CPU time, then SIGKILL
@@ -64,9 +65,9 @@ class SandboxPolicy:
         for f in ('memory_bytes', 'file_size_bytes', 'max_processes', 'cpu_s'):
             v = getattr(self, f)
             if v is not None and (not isinstance(v, int) or v <= 0): raise SandboxError(f"{f} must be a positive integer or None, got {v!r}")
-        if not Path(self.scratch_dir).is_dir(): raise SandboxError(f"scratch_dir {self.scratch_dir!r} is not a folder; create it first (see scratch_dir())")
-        self.scratch_dir = str(Path(self.scratch_dir).resolve())
-        self.writable, self.hide = tuple(str(Path(p).resolve()) for p in self.writable), tuple(str(p) for p in self.hide)
+        if not os.path.isdir(self.scratch_dir): raise SandboxError(f"scratch_dir {self.scratch_dir!r} is not a folder; create it first (see scratch_dir())")
+        self.scratch_dir = os.path.realpath(self.scratch_dir)
+        self.writable, self.hide = tuple(os.path.realpath(p) for p in self.writable), tuple(str(p) for p in self.hide)
         self.env_allow = tuple(self.env_allow)
 
     def to_dict(self) -> dict: return asdict(self)
@@ -116,6 +117,9 @@ def _mount(src, dst:str, flags:int, fstype:str|None=None, data:str|None=None):
 def _write(path:str, text:str):
     with open(path, 'w') as f: f.write(text)
 
+def _read(path:str)->str:
+    with open(path) as f: return f.read()
+
 def _enter_namespaces(policy:SandboxPolicy):
     "Unshare user, mount, PID (and network) namespaces; map us to root inside; leave only the scratch folders writable."
     uid, gid = os.getuid(), os.getgid()
@@ -144,7 +148,7 @@ def _pids_cgroup_root()->str|None:
     for root in ('/sys/fs/cgroup/pids', '/sys/fs/cgroup'):
         ok = os.path.exists(f'{root}/cgroup.procs') and os.access(root, os.W_OK)
         if ok and root.endswith('/cgroup'):  # v2: the pids controller must be on for children
-            try: ok = 'pids' in Path(f'{root}/cgroup.subtree_control').read_text().split()
+            try: ok = 'pids' in _read(f'{root}/cgroup.subtree_control').split()
             except OSError: ok = False
         if ok: return root
     return None
@@ -187,6 +191,7 @@ class SandboxCapabilities:
 
 def _probe_namespaces()->tuple[int, str]:
     "Fork a child that enters the namespaces as a worker would: 3 all works, 2 no private /proc, 1 no read-only mounts, 0 none."
+    import tempfile
     d = tempfile.mkdtemp(prefix='kernelopt-probe-')
     r, w = os.pipe()
     pid = os.fork()
@@ -216,6 +221,7 @@ def sandbox_capabilities()->SandboxCapabilities:
     caps = SandboxCapabilities(sys.platform, code >= 1, code >= 2, code == 3, linux and _pids_cgroup_root() is not None, linux,
                                mode, '' if mode == 'namespaces' else msg)
     if mode == 'process_group':
+        import warnings
         warnings.warn(f"kernelopt sandbox: no namespaces ({msg}); workers run in their own process group"
                       + (" and a pids cgroup" if caps.pids_cgroup else "") + ", without a read-only file system or network isolation")
     return caps
@@ -291,12 +297,12 @@ def enter_sandbox(
 # %% ../nbs/04a_sandbox.ipynb #13fd4ddc
 def _children(pid:int)->list[int]:
     "The children of `pid` (from /proc; a scan of every process where the kernel has no children files)."
-    try: return [int(c) for t in os.listdir(f'/proc/{pid}/task') for c in Path(f'/proc/{pid}/task/{t}/children').read_text().split()]
+    try: return [int(c) for t in os.listdir(f'/proc/{pid}/task') for c in _read(f'/proc/{pid}/task/{t}/children').split()]
     except FileNotFoundError: pass
     except OSError: return []
     kids = []
     for p in filter(str.isdigit, os.listdir('/proc')):
-        try: stat = Path(f'/proc/{p}/stat').read_text()
+        try: stat = _read(f'/proc/{p}/stat')
         except OSError: continue
         if int(stat.rpartition(')')[2].split()[1]) == pid: kids.append(int(p))
     return kids
@@ -320,7 +326,7 @@ def _kill_children():
         if not kids: time.sleep(0.01)
 
 def _cgroup_pids(d:str)->list[int]:
-    try: return [int(p) for p in Path(f'{d}/cgroup.procs').read_text().split()]
+    try: return [int(p) for p in _read(f'{d}/cgroup.procs').split()]
     except OSError: return []
 
 def _remove_cgroup(d:str, timeout_s:float):
@@ -364,7 +370,7 @@ def kill_sandbox(pid:int, timeout_s:float=2.0):
 def _boot_code()->str:
     "The launcher's program: it finds this package where the caller found it, installed or not."
     import importlib.util
-    root = Path(importlib.util.find_spec('kernelopt').origin).resolve().parent.parent
+    root = os.path.dirname(os.path.dirname(os.path.realpath(importlib.util.find_spec('kernelopt').origin)))
     return f"import sys; sys.path.append({str(root)!r}); from kernelopt.sandbox import _exec_main; _exec_main()"
 
 def sandbox_command(
@@ -391,18 +397,29 @@ def popen_sandboxed(
     policy:SandboxPolicy,
     env:dict|None=None,      # the environment to clean for the worker (default: this process's)
     **kwargs,                # for subprocess.Popen: stdin, stdout, stderr, pass_fds...
-)->subprocess.Popen:
+):                           # a subprocess.Popen
     "Start `argv` sandboxed with subprocess.Popen; end it with kill_sandbox(p.pid)."
+    import subprocess
     return subprocess.Popen(sandbox_command(argv, policy), cwd=policy.scratch_dir, start_new_session=True,
                             env=clean_env(env, policy.env_allow, policy.scratch_dir), **kwargs)
 
 # %% ../nbs/04a_sandbox.ipynb #db888f52
+def _remove_tree(d:str):
+    "Delete a folder a worker wrote, also where it took away its own permissions (chmod 000)."
+    for root, dirs, _ in os.walk(d):
+        for x in dirs:
+            try: os.chmod(os.path.join(root, x), 0o700, follow_symlinks=False)
+            except (OSError, NotImplementedError): pass
+    import shutil
+    shutil.rmtree(d, ignore_errors=True)
+
 @contextmanager
 def scratch_dir(prefix:str='kernelopt-scratch-', parent:str|None=None):
     "A fresh temporary folder for one worker, deleted with everything in it afterwards."
+    import tempfile
     d = tempfile.mkdtemp(prefix=prefix, dir=parent)
     try: yield d
-    finally: shutil.rmtree(d, ignore_errors=True)
+    finally: _remove_tree(d)
 
 # %% ../nbs/04a_sandbox.ipynb #bb6fecaa
 def cap_file(
@@ -411,6 +428,7 @@ def cap_file(
     tail_bytes:int=256 << 10,   # kept from the end
 )->int:                         # bytes dropped from the middle (0: the file was small enough)
     "Cut the middle out of a log file that grew too large, keeping its head and tail and a line saying what was cut."
+    from pathlib import Path
     path = Path(path)
     size = path.stat().st_size
     if size <= head_bytes + tail_bytes + 256: return 0   # + room for the line below: a capped file stays as it is
