@@ -368,7 +368,7 @@ def plot(self:ModelRoofline, **kwargs) -> 'go.Figure':
 
 # %% ../nbs/13_roofline.ipynb #d13e0c0b
 _MOVED = {**dict.fromkeys(('RooflineConfig', 'RooflineResult', 'RooflineAnalyzer', 'BOTTLENECKS', 'format_roofline_summary'), 'sol'),
-          **dict.fromkeys(('clear_peaks_cache', 'largest_cache_bytes', 'default_peak_sizes', 'check_peaks', 'cached_peaks'), 'peaks'),
+          **dict.fromkeys(('measure_peaks', 'clear_peaks_cache', 'largest_cache_bytes', 'default_peak_sizes', 'check_peaks', 'cached_peaks'), 'peaks'),
           **dict.fromkeys(('op_flops', 'op_bytes', 'register_op_flops', 'FLOP_FORMULAS', 'problem_flops_bytes',
                            'FLOPS_PER_OUTPUT_ELEMENT', 'FLOPS_PER_INPUT_ELEMENT'), 'flops'),
           **dict.fromkeys(('resolve_device', 'DeviceUnavailableError'), 'device')}
