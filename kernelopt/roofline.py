@@ -203,11 +203,12 @@ def _warnings(points:list, peaks:HardwarePeaks) -> list[str]:
     if fast:
         cache = peaks.cache_bandwidth
         cached = [p for p in fast if cache and p.achieved_bandwidth <= cache and p.flops <= p.time_s * peaks.peak_flops]
-        warns.append(f"{len(fast)} op call(s) ran faster than the DRAM roof allows (up to {max(p.pct_of_roof for p in fast):.0f}% of roof)"
+        low = len(fast) - len(cached)
+        warns.append(f"{len(fast)} op call(s) ran faster than the roofs allow (up to {max(p.pct_of_roof for p in fast):.0f}% of roof)"
                      + (f"; {len(cached)} of them within the cache roof: small ops whose data stayed in cache" if cached else '')
-                     + ("" if len(cached) == len(fast) else "; the others suggest roofs that are too low for this run "
-                        "(measured under load, or with TF32 off while the model used it)"))
-    for w in warns: warnings.warn(w)
+                     + ("" if not low else f"; {'the other ' if cached else ''}{low} suggest roofs too low for this run "
+                        "(measured under load or with small sizes, or with TF32 off while the model used it)"))
+    for w in warns: warnings.warn(w, stacklevel=3)
     return warns
 
 # %% ../nbs/13_roofline.ipynb #d13e0c04
