@@ -26,6 +26,7 @@ dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
 openai_requirements = ['openai>=1.40']
 anthropic_requirements = ['anthropic>=0.34']
 ncu_requirements = ['ncu-report']
+ray_requirements = ['ray>=2.9']   # kernelopt suite --backend ray
 
 setuptools.setup(
     name = cfg['lib_name'],
@@ -45,6 +46,7 @@ setuptools.setup(
         'openai': openai_requirements,
         'anthropic': anthropic_requirements,
         'ncu': ncu_requirements,
+        'ray': ray_requirements,
         'all': openai_requirements + anthropic_requirements,
     },
     dependency_links = cfg.get('dep_links','').split(),
