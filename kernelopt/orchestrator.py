@@ -220,8 +220,8 @@ def _config(o:OptimizationOrchestrator) -> dict:
 
 def _use_profiler(o:OptimizationOrchestrator, st:RunState):
     "The profiler given, else Nsight Compute where it can run; says once when there is none."
-    o.profiler, why = (None, "no profiler") if o._profiler is False else (o._profiler, None) if o._profiler else _default_profiler(o.device, o.timeout_s)
-    if why:
+    o.profiler, why = (None, None) if o._profiler is False else (o._profiler, None) if o._profiler else _default_profiler(o.device, o.timeout_s)
+    if why:   # profiler=False: the caller chose no profiler, nothing to say
         msg = f"profiling with timings and the analytic roofline only ({why})"
         warnings.warn(msg); st.warnings.append(msg)
 
