@@ -4,20 +4,25 @@
 
 # %% ../nbs/11_benchmark.ipynb #64f13de1
 from __future__ import annotations
-import contextlib, hashlib, importlib, json, os, random, signal, statistics, subprocess, sys, tempfile, time, traceback, warnings
+import contextlib, hashlib, json, random, statistics, tempfile, time, warnings
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 import numpy as np
 import torch
-from filelock import FileLock, Timeout as _FileLockTimeout
 from .problem import Problem, Candidate, ProblemError, load_problem, load_candidate
+from .device import parse_dtype, dtype_name, resolve_device, device_name, tf32_mode
+from .compare import as_outputs, check_outputs, json_safe
+from .isolate import GPULock, GPULockTimeout, run_isolated   # GPULock: part of Benchmark's API
+from .trace import OpTracer
+from .flops import op_flops, problem_flops_bytes
+from .peaks import HardwarePeaks, measure_peaks, roofs_for, floor_time_s
+from .verify import audit_call, benchmark_check, speed_plausibility
 
 # %% auto #0
-__all__ = ['STATUSES', 'TOLERANCES', 'TimingNoiseWarning', 'TimingStats', 'compute_timing_stats', 'math_mode', 'time_on_host',
-           'SideStreamWarning', 'time_with_cuda_events', 'time_with_triton_do_bench', 'GPULockTimeout', 'GPULock',
-           'IsolatedResult', 'ForkServer', 'fork_server_for', 'run_isolated', 'BenchmarkResult', 'Benchmark',
-           'benchmark_pytorch', 'benchmark_kernel']
+__all__ = ['STATUSES', 'TimingNoiseWarning', 'TimingStats', 'compute_timing_stats', 'time_on_host', 'SideStreamWarning',
+           'time_with_cuda_events', 'time_with_triton_do_bench', 'BenchmarkResult', 'Benchmark', 'benchmark_pytorch',
+           'benchmark_kernel']
 
 # %% ../nbs/11_benchmark.ipynb #44a37e1f
 class TimingNoiseWarning(UserWarning):
@@ -40,7 +45,6 @@ class TimingStats:
 
     def to_dict(self) -> dict: return asdict(self)
 
-# %% ../nbs/11_benchmark.ipynb #1975b6e4
 def compute_timing_stats(
     samples_ms:list[float],     # one time per trial, in milliseconds
     cv_warn_pct:float=5.0,      # warn (TimingNoiseWarning) when the CV is above this
@@ -56,21 +60,6 @@ def compute_timing_stats(
                       "the machine may be busy or the kernel too short for its timer", TimingNoiseWarning, stacklevel=2)
     return TimingStats(mean, med, std, float(a.min()), float(a.max()), p25, p75, p75 - p25, cv, int(a.size),
                        [float(x) for x in a])
-
-# %% ../nbs/11_benchmark.ipynb #da48ca83
-@contextlib.contextmanager
-def math_mode(allow_tf32:bool=False):  # TF32 for fp32 matmuls and convolutions, for reference and candidate alike
-    "Pin TF32 and cudnn.benchmark while timing; restore the previous settings afterwards."
-    saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32,
-             torch.backends.cudnn.benchmark, torch.get_float32_matmul_precision())
-    try:
-        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = allow_tf32
-        torch.backends.cudnn.benchmark = False
-        torch.set_float32_matmul_precision('high' if allow_tf32 else 'highest')
-        yield
-    finally:
-        (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark) = saved[:3]
-        torch.set_float32_matmul_precision(saved[3])
 
 # %% ../nbs/11_benchmark.ipynb #d77a8898
 def _clone_args(args) -> list:
@@ -132,7 +121,6 @@ def _graph_call(fn, args):
     with torch.cuda.graph(g): fn(*static)
     return g.replay, static
 
-# %% ../nbs/11_benchmark.ipynb #505bc0ce
 class SideStreamWarning(UserWarning):
     "Work went on after the timed stream finished: the samples include everything up to a device-wide synchronize."
 
@@ -215,241 +203,6 @@ def time_with_triton_do_bench(
     import triton.testing
     return [float(t) for t in triton.testing.do_bench(lambda: fn(*args), warmup=warmup_ms, rep=rep_ms, return_mode="all")]
 
-# %% ../nbs/11_benchmark.ipynb #64c22a6e
-class GPULockTimeout(TimeoutError):
-    "Another process held the device's lock for longer than the timeout."
-
-def _device_key(device) -> str:
-    "'cpu', or 'cuda0' for 0 / 'cuda' / 'cuda:0' / torch.device('cuda', 0)."
-    if isinstance(device, int): return f"cuda{device}"
-    try: d = torch.device(device)
-    except (RuntimeError, TypeError): d = None
-    if d is None or d.type not in ('cpu', 'cuda'):
-        raise ValueError(f"unknown device {device!r} for GPULock; expected a GPU index (0), 'cuda:N' or 'cpu'")
-    return 'cpu' if d.type == 'cpu' else f"cuda{d.index or 0}"
-
-class GPULock:
-    "Cross-process lock of one device (a GPU index, 'cuda:N' or 'cpu'), held while timing."
-    def __init__(self,
-                 device_index:int|str=0,       # GPU index, "cuda:1", or "cpu"
-                 lock_dir:str|Path|None=None,  # where lock files live (default: <tmp>/kernelopt-locks)
-                 timeout_s:float=600):         # give up after this long
-        self.key, self.timeout_s = _device_key(device_index), timeout_s
-        self.lock_dir = Path(lock_dir or Path(tempfile.gettempdir())/'kernelopt-locks')
-        self.lock_dir.mkdir(parents=True, exist_ok=True)
-        self.path = self.lock_dir/f"{self.key}.lock"
-        self._lock = FileLock(str(self.path), timeout=timeout_s)
-
-    def acquire(self):
-        "Wait (at most `timeout_s`) until no other process holds this device's lock, then hold it."
-        try: self._lock.acquire()
-        except _FileLockTimeout:
-            owner = (self.path.with_suffix('.owner').read_text().strip() if self.path.with_suffix('.owner').exists() else 'unknown')
-            raise GPULockTimeout(f"{self.key} has been locked by another process ({owner}) for over {self.timeout_s:g} s "
-                                 f"(lock file {self.path}); wait for it to finish, raise timeout_s, or end that process") from None
-        self.path.with_suffix('.owner').write_text(f"pid {os.getpid()} since {time.strftime('%H:%M:%S')}")
-        return self
-
-    def release(self): self._lock.release()
-    def __enter__(self): return self.acquire()
-    def __exit__(self, *exc): self.release()
-
-# %% ../nbs/11_benchmark.ipynb #6e13d73a
-@dataclass
-class IsolatedResult:
-    "What came back from a function run in a fresh process."
-    status:str         # "ok" | "error" | "crashed" | "timeout"
-    value:Any          # the function's JSON-able return value (status "ok")
-    message:str        # what went wrong, '' if nothing did
-    stderr_tail:str    # the last lines the child printed (stdout and stderr)
-    wall_s:float       # wall-clock seconds, start-up included
-    returncode:int|None=None  # the child's exit code (negative: killed by that signal)
-
-    def to_dict(self) -> dict: return asdict(self)
-
-# %% ../nbs/11_benchmark.ipynb #4c0f0e43
-_CHILD = "from kernelopt.benchmark import _isolated_main; _isolated_main()"
-
-def _isolated_main():
-    "Entry point of the child process: call the target with the payload and write the result as JSON."
-    target, in_path, out_path = sys.argv[1:4]
-    payload = json.loads(Path(in_path).read_text())
-    try:
-        mod_name, _, fn_name = target.partition(':')
-        value = getattr(importlib.import_module(mod_name), fn_name)(payload)
-        res = {'ok': True, 'value': value}
-        text = json.dumps(res)
-    except BaseException as e:  # SystemExit and KeyboardInterrupt included: the parent decides
-        traceback.print_exc()
-        text = json.dumps({'ok': False, 'error': f"{type(e).__name__}: {e}"})
-    Path(out_path + '.tmp').write_text(text)
-    os.replace(out_path + '.tmp', out_path)
-    sys.stdout.flush(); sys.stderr.flush()
-    os._exit(0)
-
-# %% ../nbs/11_benchmark.ipynb #b8aab864
-def _tail(path:Path, n_chars:int=4000) -> str:
-    try: data = path.read_bytes()
-    except OSError: return ''
-    return data[-n_chars:].decode('utf-8', 'replace')
-
-def _kill_group(pgid:int):
-    "SIGKILL every process left in a process group."
-    try: os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError): pass
-
-def _exit_message(rc:int) -> str:
-    if rc < 0:
-        try: name = signal.Signals(-rc).name
-        except ValueError: name = f"signal {-rc}"
-        return f"the process was killed by {name}" + (" (out of memory?)" if -rc == signal.SIGKILL else "")
-    return f"the process exited with code {rc} without a result"
-
-# %% ../nbs/11_benchmark.ipynb #8dc12772
-_ZYGOTE = "from kernelopt.benchmark import _zygote_main; _zygote_main()"
-
-def _zygote_main():
-    "Loop of the zygote: read a request line, fork a child that runs it, report its pid and exit code."
-    import torch.fx.experimental.symbolic_shapes  # imported lazily by meta tensors and torch._check: ~1 s, paid once here
-    # what every candidate run imports: Triton, the verifier's tracers, and torch._dynamo (~1 s, imported by the
-    # first call under a TorchDispatchMode); imports only, none of them touches a GPU
-    for m in ('torch._dynamo', 'triton', 'triton.language', 'kernelopt.verify', 'kernelopt.roofline'):
-        try: importlib.import_module(m)
-        except ImportError: pass
-    ctrl = os.fdopen(os.dup(1), 'w', buffering=1)
-    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-    def say(**kw): ctrl.write(json.dumps(kw) + '\n'); ctrl.flush()
-    say(ready=True, pid=os.getpid())
-    for line in sys.stdin:
-        req = json.loads(line)
-        if torch.cuda.is_initialized(): say(error='the fork server initialised CUDA; it cannot fork safely'); break
-        sys.stdout.flush(); sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # the fresh child
-            try:
-                os.setsid()
-                ctrl.close()
-                log = os.open(req['log'], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-                os.dup2(log, 1); os.dup2(log, 2); os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-                sys.argv = ['-c', req['target'], req['in'], req['out']]
-                _isolated_main()
-            finally: os._exit(70)
-        say(pid=pid)
-        _, status = os.waitpid(pid, 0)
-        say(pid=pid, returncode=os.waitstatus_to_exitcode(status))
-
-# %% ../nbs/11_benchmark.ipynb #d4333ce8
-class ForkServer:
-    "A pre-imported zygote process that forks a fresh child per isolated run, before any CUDA initialisation."
-    def __init__(self, env:dict|None=None,    # the environment of the zygote and its children (default: this one)
-                 start_timeout_s:float=300):  # how long the zygote may take to import PyTorch
-        import threading
-        self.env, self._lock, self._buf = dict(env if env is not None else os.environ), threading.Lock(), b''
-        self.proc = subprocess.Popen([sys.executable, '-c', _ZYGOTE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     env=self.env, start_new_session=True)
-        self.pid = self._read(start_timeout_s)['pid']
-
-    def _read(self, timeout_s:float) -> dict:
-        "The zygote's next message; TimeoutError if none comes within `timeout_s`."
-        import select
-        deadline = time.monotonic() + timeout_s
-        while b'\n' not in self._buf:
-            left = deadline - time.monotonic()
-            if left <= 0: raise TimeoutError("no message from the fork server")
-            if select.select([self.proc.stdout], [], [], left)[0]:
-                chunk = os.read(self.proc.stdout.fileno(), 65536)
-                if not chunk: raise RuntimeError(f"the fork server (pid {self.proc.pid}) exited")
-                self._buf += chunk
-        line, self._buf = self._buf.split(b'\n', 1)
-        msg = json.loads(line)
-        if 'error' in msg: raise RuntimeError(msg['error'])
-        return msg
-
-    def run(self, target:str, in_path, out_path, log_path, timeout_s:float) -> tuple[int|None, bool, int]:
-        "Fork a child running `target`; return (exit code, timed out, child pid)."
-        with self._lock:
-            self.proc.stdin.write((json.dumps(dict(target=target, **{'in': str(in_path)}, out=str(out_path), log=str(log_path))) + '\n').encode())
-            self.proc.stdin.flush()
-            pid = self._read(60)['pid']
-            try: return self._read(timeout_s)['returncode'], False, pid
-            except TimeoutError:
-                _kill_group(pid)
-                return self._read(60)['returncode'], True, pid
-            finally: _kill_group(pid)
-
-    def alive(self) -> bool: return self.proc.poll() is None
-
-    def close(self):
-        "Stop the zygote."
-        if self.alive():
-            self.proc.stdin.close()
-            try: self.proc.wait(10)
-            except subprocess.TimeoutExpired: _kill_group(self.proc.pid); self.proc.wait()
-        self.proc.stdout.close()
-
-_FORK_SERVERS: dict = {}
-
-def fork_server_for(env:dict|None=None) -> ForkServer:
-    "The shared fork server for this environment (plus `env`), started on first use."
-    full = {**os.environ, **{k: str(v) for k, v in (env or {}).items()}}
-    key = hashlib.sha1(json.dumps(sorted(full.items())).encode()).hexdigest()
-    fs = _FORK_SERVERS.get(key)
-    if fs is None or not fs.alive():
-        fs = _FORK_SERVERS[key] = ForkServer(full)
-    return fs
-
-import atexit
-atexit.register(lambda: [fs.close() for fs in _FORK_SERVERS.values()])
-
-# %% ../nbs/11_benchmark.ipynb #5cbebb6c
-def _spawn(target, in_path, out_path, log_path, timeout_s, env) -> tuple[int|None, bool]:
-    "Run the child with subprocess in its own session; return (exit code, timed out)."
-    child_env = {**os.environ, **{k: str(v) for k, v in (env or {}).items()}}
-    with open(log_path, 'wb') as log:
-        proc = subprocess.Popen([sys.executable, '-c', _CHILD, target, str(in_path), str(out_path)], stdin=subprocess.DEVNULL,
-                                stdout=log, stderr=subprocess.STDOUT, env=child_env, start_new_session=True)
-        timed_out = False
-        try: proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired: timed_out = True
-        finally:
-            _kill_group(proc.pid)   # the child and anything it started
-            proc.wait()
-    return proc.returncode, timed_out
-
-# %% ../nbs/11_benchmark.ipynb #4645a411
-def run_isolated(
-    target:str,                # importable "package.module:function", called as function(payload)
-    payload:dict,              # JSON-able argument
-    timeout_s:float,           # kill the whole process group after this many seconds
-    env:dict|None=None,        # environment variables to add or change in the child
-    work_dir:str|Path|None=None,  # where payload, result and log files go (default: a new temporary folder)
-    fork_server:bool|ForkServer=False,  # fork the child from a pre-imported zygote instead of starting an interpreter
-)->IsolatedResult:
-    "Call `target(payload)` in a fresh process with its own process group; results come back as JSON."
-    d = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix='kernelopt-run-'))
-    d.mkdir(parents=True, exist_ok=True)
-    stem = f"run-{os.getpid()}-{time.monotonic_ns()}"
-    in_path, out_path, log_path = d/f"{stem}.in.json", d/f"{stem}.out.json", d/f"{stem}.log"
-    in_path.write_text(json.dumps(payload))
-    t0 = time.perf_counter()
-    rc = None
-    if fork_server:
-        try:
-            fs = fork_server if isinstance(fork_server, ForkServer) else fork_server_for(env)
-            rc, timed_out, _ = fs.run(target, in_path, out_path, log_path, timeout_s)
-        except (RuntimeError, TimeoutError, OSError, ValueError) as e:
-            warnings.warn(f"fork server failed ({e}); running in a plain subprocess")
-            rc = None
-    if rc is None: rc, timed_out = _spawn(target, in_path, out_path, log_path, timeout_s, env)
-    wall, tail = time.perf_counter() - t0, _tail(log_path)
-    if timed_out:
-        return IsolatedResult('timeout', None, f"no result after {timeout_s:g} s; the process group was killed", tail, wall, rc)
-    if not out_path.exists():
-        return IsolatedResult('crashed', None, _exit_message(rc), tail, wall, rc)
-    res = json.loads(out_path.read_text())
-    if res['ok']: return IsolatedResult('ok', res['value'], '', tail, wall, rc)
-    return IsolatedResult('error', None, res['error'], tail, wall, rc)
-
 # %% ../nbs/11_benchmark.ipynb #ca031e57
 STATUSES = ('ok', 'rejected', 'crashed', 'timeout', 'error')
 
@@ -475,34 +228,24 @@ class BenchmarkResult:
     floor_s:float|None = None        # physical floor of one call on this device (roofline), when known
 
     def to_dict(self) -> dict:
+        "The result as JSON-able data (NaN and infinite values become None)."
         d = asdict(self)
         for k in ('stats', 'reference'): d[k] = getattr(self, k).to_dict() if getattr(self, k) else None
-        return d
+        return json_safe(d)
 
-# %% ../nbs/11_benchmark.ipynb #41f5a389
-TOLERANCES = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 1e-2}  # atol = rtol, as KernelBench
-
-def _dtype(name:str|None):
-    if name is None: return None
-    dt = getattr(torch, str(name).replace('torch.', ''), None)
-    if not isinstance(dt, torch.dtype): raise ProblemError(f"unknown dtype {name!r}; expected e.g. float32, float16, bfloat16")
-    return dt
-
-def _outputs(out) -> list:
-    "A model's output as a list of tensors (a single tensor, or a tuple/list of them)."
-    return list(out) if isinstance(out, (tuple, list)) else [out]
-
-def _compare(got, want, tol:float) -> str|None:
-    "Why `got` does not match `want` (None if it does)."
-    got, want = _outputs(got), _outputs(want)
-    if len(got) != len(want): return f"returned {len(got)} outputs, expected {len(want)}"
-    for i, (g, w) in enumerate(zip(got, want)):
-        if not isinstance(g, torch.Tensor): return f"output {i} is {type(g).__name__}, expected a tensor"
-        if g.shape != w.shape: return f"output {i} has shape {tuple(g.shape)}, expected {tuple(w.shape)}"
-        g = g.detach().float().cpu(); w = w.float()
-        if not torch.allclose(g, w, atol=tol, rtol=tol, equal_nan=True):
-            return f"output {i} differs from the reference: max abs error {(g - w).abs().max().item():.3g} > tolerance {tol:g}"
-    return None
+    def to_text(self) -> str:
+        "What `kernelopt bench` prints: status, the timings with their spread, the speedup, the warnings."
+        who = self.candidate or f"the PyTorch reference ({self.baseline})"
+        lines = [f"{self.status.upper()}: {who} for {self.problem} on {self.device} ({self.device_name or '?'}), {self.dtype}"]
+        if self.message: lines.append(f"  {self.message}")
+        for label, s in (('candidate' if self.candidate else 'reference', self.stats), ('reference', self.reference if self.candidate else None)):
+            if s is not None:
+                lines.append(f"  {label:9}  median {s.median_ms:.4g} ms  (IQR {s.iqr_ms:.3g} ms, CV {s.cv_pct:.1f}%, n={s.n}, timer {self.timer or '-'})")
+        if self.speedup is not None: lines.append(f"  speedup    {self.speedup:.3g}x over {self.baseline}" +
+                                                  (f"; physical floor {self.floor_s * 1e3:.4g} ms" if self.floor_s and 0 < self.floor_s < float('inf') else ''))
+        if self.device == 'cpu' and self.stats is not None: lines.append("  (CPU host times: not GPU performance)")
+        lines += [f"  warning: {w}" for w in self.warnings]
+        return '\n'.join(lines)
 
 # %% ../nbs/11_benchmark.ipynb #378685c3
 def _time(fn, inputs, input_sets, p:dict) -> tuple[list, str]:
@@ -514,10 +257,6 @@ def _time(fn, inputs, input_sets, p:dict) -> tuple[list, str]:
         return time_with_cuda_events(fn, inputs, flush_l2=p.get('flush_l2', True), cuda_graph=g, **kw), 'cuda_graph' if g else 'cuda_events'
     return time_on_host(fn, inputs, **kw), 'host'
 
-def _device_name(device:str) -> str:
-    if device.startswith('cuda'): return torch.cuda.get_device_name(torch.device(device))
-    import platform
-    return platform.processor() or platform.machine()
 
 # %% ../nbs/11_benchmark.ipynb #ef440a9a
 class _Recorder:
@@ -536,7 +275,7 @@ class _Recorder:
         "Clone the outputs kept from the last trial (called between trials and after the last)."
         if self.pending is not None:
             i, out = self.pending
-            self.outputs[i] = [o.detach().clone() if isinstance(o, torch.Tensor) else o for o in _outputs(out)]
+            self.outputs[i] = [o.detach().clone() if isinstance(o, torch.Tensor) else o for o in as_outputs(out)]
             self.pending = None
 
 def _trial_inputs(problem, device, dtype, seed, n_sets, rec):
@@ -549,42 +288,34 @@ def _trial_inputs(problem, device, dtype, seed, n_sets, rec):
     return make
 
 def _floor_s(problem, device:str, dtype, allow_tf32:bool, peaks) -> tuple[float|None, str]:
-    "The physical floor of one call (roofline), and a note on the roofs used; (None, why) when there is none."
+    "The physical floor of one call, and a note on the roofs used; (None, why) when there is none."
     if peaks is None: return None, 'no floor check (peaks=None)'
-    from kernelopt.roofline import HardwarePeaks, floor_time_s, measure_peaks, problem_flops_bytes  # lazy: roofline comes after
     if isinstance(peaks, dict): roofs = HardwarePeaks(**peaks)
     elif peaks == 'auto' and not device.startswith('cuda'):
         return None, 'no floor check on the CPU: interpreted kernels are far from any roof, and CPU peaks measured under load are unreliable'
-    else:
-        roofs = None
-        if peaks in ('auto', 'datasheet'):
-            from kernelopt.gpu_specs import get_gpu_specs, UnknownGPUError
-            try: roofs = HardwarePeaks.from_spec(get_gpu_specs(torch.cuda.get_device_name(torch.device(device))), 'tf32' if (allow_tf32 and dtype == torch.float32) else dtype)
-            except (UnknownGPUError, ValueError, LookupError):
-                if peaks == 'datasheet': raise
-        if roofs is None: roofs = measure_peaks(device, dtype=dtype, allow_tf32=allow_tf32)
+    elif peaks == 'measured': roofs = measure_peaks(device, dtype=dtype, allow_tf32=allow_tf32)
+    else: roofs = roofs_for(device, dtype, allow_tf32)   # the datasheet if this GPU is known, else measured
     flops, nbytes = problem_flops_bytes(problem, device, dtype)
     return floor_time_s(flops, nbytes, roofs), f"floor from {roofs.label}"
 
 def _bench_child(p:dict) -> dict:
     "Run in a fresh process by `Benchmark`: check (candidates) and time the reference or a candidate."
-    device, dtype, seed = p['device'], _dtype(p.get('dtype')), p.get('seed', 0)
+    device, dtype, seed = p['device'], parse_dtype(p['dtype']) if p.get('dtype') else None, p.get('seed', 0)
     problem = load_problem(p['problem_path'], p.get('overrides'), source=p.get('problem_source'), check_inputs=dtype is None)
     dtype = dtype or problem.dtype
-    res = dict(status='ok', message='', dtype=str(dtype).replace('torch.', ''), device_name=_device_name(device), warnings=[])
+    res = dict(status='ok', message='', dtype=dtype_name(dtype), device_name=device_name(device), warnings=[])
     if device == 'cpu' and p.get('cpu_threads'): torch.set_num_threads(p['cpu_threads'])
     is_ref = p.get('candidate_path') is None
-    with math_mode(p.get('allow_tf32', False)), torch.no_grad():
+    with tf32_mode(p.get('allow_tf32', False)), torch.no_grad():
         ref = problem.make_model(device, dtype, seed)
         if is_ref:   # the reference
-            torch.save([_outputs(ref(*problem.make_inputs(device, dtype, s))) for s in p['check_seeds']], p['ref_outputs'])
+            torch.save([as_outputs(ref(*problem.make_inputs(device, dtype, s))) for s in p['check_seeds']], p['ref_outputs'])
             res['floor_s'], note = _floor_s(problem, device, dtype, p.get('allow_tf32', False), p.get('peaks'))
             if res['floor_s'] is None and p.get('peaks') is not None: res['warnings'].append(note)
             fn = torch.compile(ref) if p.get('baseline') == 'compile' else ref
         else:        # a candidate: its code runs only in this process
-            from kernelopt.verify import OpTracer, audit_call   # lazy: verify comes after benchmark
             x0 = problem.make_inputs(device, dtype, seed)
-            with OpTracer(count_flops=True) as rt: ref(*x0)   # the reference's ops and FLOPs, before the candidate is imported
+            with OpTracer(flop_counter=op_flops) as rt: ref(*x0)   # the reference's ops and FLOPs, before the candidate is imported
             ref_ops, ref_flops, problems = rt.compute_ops(), sum(rt.flops.values()), []
             audit = lambda i: audit_call(problems, ref_ops, ref_flops, p.get('allowed_ops', ()), f"timed call {i}")
             cand = load_candidate(p['candidate_path'], source=p.get('candidate_source'))
@@ -597,8 +328,8 @@ def _bench_child(p:dict) -> dict:
                 for s, want in zip(p['check_seeds'], want_all):
                     try: got = fn(*problem.make_inputs(device, dtype, s))
                     except Exception as e: return {**res, 'status': 'crashed', 'message': f"the candidate raised {type(e).__name__}: {e}"}
-                    why = _compare(got, want, TOLERANCES.get(dtype, 1e-4))
-                    if why: return {**res, 'status': 'rejected', 'message': f"check on inputs of seed {s}: {why}"}
+                    why = check_outputs(got, want, dtype, p.get('allow_tf32', False))
+                    if why: return {**res, 'status': 'rejected', 'message': f"check on inputs of seed {s}: {why[0]}"}
         trials = p['trials']
         rec = _Recorder(fn, p.get('check_trials') or {0, trials // 2, trials - 1}, None if is_ref else audit)
         fresh = _trial_inputs(problem, device, dtype, seed, p.get('n_input_sets'), rec)
@@ -625,7 +356,6 @@ def _check_timed_outputs(got:dict, want:dict, problem, device, dtype, seed, p, t
     common = sorted(set(got) & set(want))
     if not common:
         return [f"the answers of the timed calls were not checked ({'a CUDA graph or do_bench replays fixed inputs' if timer in ('cuda_graph', 'triton_do_bench') else 'no trial in common with the reference'})"]
-    from kernelopt.verify import check_outputs   # lazy: verify comes after benchmark
     for i in common:
         inputs = problem.make_inputs(device, dtype, seed + 1 + i) if not p.get('n_input_sets') else None
         why = check_outputs(got[i], want[i], dtype, p.get('allow_tf32', False), inputs or ())
@@ -658,12 +388,8 @@ class Benchmark:
                  fork_server:bool=True,       # fork timing processes from a pre-imported zygote (False: plain subprocesses)
                  env:dict|None=None):         # extra environment variables for the timing processes
         self.work_dir = Path(work_dir); self.work_dir.mkdir(parents=True, exist_ok=True)
-        d = torch.device(device)
-        if d.type == 'cuda' and not torch.cuda.is_available():
-            raise ProblemError(f"device {device!r} asked for, but this machine has no CUDA device; use device='cpu'")
-        if d.type not in ('cpu', 'cuda'): raise ProblemError(f"unknown device {device!r}; expected 'cpu', 'cuda' or 'cuda:N'")
-        self.device = 'cpu' if d.type == 'cpu' else f"cuda:{d.index or 0}"
-        self.dtype = str(_dtype(dtype)).replace('torch.', '') if dtype is not None else None
+        try: self.device, self.dtype = str(resolve_device(device)), dtype_name(parse_dtype(dtype)) if dtype is not None else None
+        except ValueError as e: raise ProblemError(str(e)) from None
         settings = dict(lock=lock, timeout_s=timeout_s, warmup=warmup, trials=trials, allow_tf32=allow_tf32, check=check, allowed_ops=tuple(allowed_ops),
                           seed=seed, n_input_sets=n_input_sets, timer=timer, cuda_graph=cuda_graph, flush_l2=flush_l2,
                           max_time_s=max_time_s, cpu_threads=cpu_threads, fork_server=fork_server, peaks=peaks, max_speedup=max_speedup)
@@ -681,7 +407,7 @@ def _as_candidate(candidate) -> Candidate:
 def _payload(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|None, ref_outputs:str) -> dict:
     return dict(problem_path=problem.path, problem_source=problem.source, overrides=problem.overrides,
                 candidate_path=candidate.path if candidate else None, candidate_source=candidate.source if candidate else None,
-                device=self.device, dtype=self.dtype or str(problem.dtype).replace('torch.', ''), seed=self.seed, warmup=self.warmup, trials=self.trials,
+                device=self.device, dtype=self.dtype or dtype_name(problem.dtype), seed=self.seed, warmup=self.warmup, trials=self.trials,
                 max_time_s=self.max_time_s, timer=self.timer, cuda_graph=self.cuda_graph, flush_l2=self.flush_l2,
                 allow_tf32=self.allow_tf32, baseline=baseline, n_input_sets=self.n_input_sets,
                 check='plain' if self.check == 'plain' else None, check_seeds=[1000 + self.seed, 1001 + self.seed],
@@ -698,11 +424,12 @@ def _check_trials(self:Benchmark) -> list[int]:
 
 def _run(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|None, ref_outputs:str) -> BenchmarkResult:
     "One isolated timing run, under the device lock."
-    base = BenchmarkResult('error', baseline=baseline, device=self.device, dtype=self.dtype or str(problem.dtype).replace('torch.', ''),
+    base = BenchmarkResult('error', baseline=baseline, device=self.device, dtype=self.dtype or dtype_name(problem.dtype),
                            problem=problem.name, candidate=candidate.path if candidate else None, overrides=dict(problem.overrides))
     with (self.lock or contextlib.nullcontext()):
         r = run_isolated('kernelopt.benchmark:_bench_child', _payload(self, problem, baseline, candidate, ref_outputs),
-                         self.timeout_s, env=self.env, work_dir=self.work_dir, fork_server=self.fork_server)
+                         self.timeout_s, env=self.env, work_dir=self.work_dir, fork_server=self.fork_server,
+                         preload=('kernelopt.benchmark',))
     base.stderr_tail, base.wall_s = r.stderr_tail, r.wall_s
     who = 'the candidate' if candidate else 'the reference'
     if r.status == 'timeout': base.status, base.message = 'timeout', f"{who} did not finish within {self.timeout_s:g} s; its process group was killed"
@@ -751,8 +478,7 @@ def benchmark_kernel(self:Benchmark,
                                baseline=baseline, device=self.device, dtype=ref.dtype, problem=problem.name,
                                candidate=candidate.path, overrides=dict(problem.overrides), warnings=list(ref.warnings))
     check = self.check
-    if check == 'verify':      # the full verifier (lazy import: verify comes after benchmark)
-        from kernelopt.verify import benchmark_check
+    if check == 'verify':      # the full verifier
         check = benchmark_check(self.device, dtype=self.dtype, allow_tf32=self.allow_tf32, timeout_s=self.timeout_s,
                                 allowed_ops=self.allowed_ops, fork_server=self.fork_server)
     if callable(check):        # the replaceable check step
@@ -764,7 +490,6 @@ def benchmark_kernel(self:Benchmark,
     res.reference, res.warnings = ref.stats, ref.warnings + res.warnings
     if res.stats is not None and res.stats.median_ms > 0:
         res.speedup = ref.stats.median_ms / res.stats.median_ms
-        from kernelopt.verify import speed_plausibility
         pl = speed_plausibility(res.stats.median_ms / 1e3, ref.stats.median_ms / 1e3, ref.floor_s, self.max_speedup)
         if pl.status == 'impossible': res.status, res.message = 'rejected', pl.message
         elif pl.status == 'suspicious': res.warnings.append(pl.message)

@@ -11,7 +11,7 @@ from .device import parse_dtype
 
 # %% auto #0
 __all__ = ['TOLERANCES', 'Tolerance', 'tolerance_for', 'OutputComparison', 'compare_output', 'as_outputs', 'shares_storage',
-           'aliased_inputs', 'output_form_problems', 'check_outputs']
+           'aliased_inputs', 'describe_output', 'form_problems', 'output_form_problems', 'check_outputs', 'json_safe']
 
 # %% ../nbs/04_compare.ipynb #1435d9fe
 @dataclass(frozen=True)
@@ -104,6 +104,33 @@ def aliased_inputs(outs:list, inputs:list) -> set:
     return {(i, j) for i, o in enumerate(outs) for j, x in enumerate(inputs) if shares_storage(o, x)}
 
 # %% ../nbs/04_compare.ipynb #6cfcc541
+def describe_output(o) -> dict:
+    "What judging an output's form needs, without reading its values: type, shape, dtype, device, layout."
+    if not isinstance(o, torch.Tensor): return dict(type=type(o).__name__, tensor=False)
+    return dict(type=type(o).__name__, tensor=True, shape=list(o.shape), dtype=str(o.dtype), device=str(o.device), layout=str(o.layout))
+
+def form_problems(
+    outs:list,          # `describe_output` of each of the candidate's outputs
+    refs:list,          # `describe_output` of each of the reference's outputs
+    aliases:set=frozenset(),      # (output, input) pairs whose memory the candidate's outputs share
+    ref_aliases:set=frozenset(),  # (output, input) pairs the reference itself aliases
+)->list[str]:           # one sentence per problem; empty when the form is right
+    "Why the outputs' form differs from the reference's, from their descriptions: type, count, shape, dtype, device, layout, aliasing."
+    if len(outs) != len(refs): return [f"returned {len(outs)} outputs, the reference returns {len(refs)}"]
+    bad = []
+    for i, (o, r) in enumerate(zip(outs, refs)):
+        if not o.get('tensor') or o.get('type') != 'Tensor':
+            kind = f"a {o.get('type')} (a subclass of torch.Tensor)" if o.get('tensor') else f"a {o.get('type')}"
+            bad.append(f"output {i} is {kind}, not a plain torch.Tensor"); continue
+        for what in ('shape', 'dtype', 'device', 'layout'):
+            got, want = o.get(what), r.get(what)
+            if got != want: bad.append(f"output {i} has {what} {tuple(got) if what == 'shape' else got}, the reference's has "
+                                       f"{tuple(want) if what == 'shape' and want is not None else want}")
+    if not bad:
+        for i, j in sorted({tuple(a) for a in aliases} - {tuple(a) for a in ref_aliases}):
+            bad.append(f"output {i} shares memory with input {j} (the reference returns new memory)")
+    return bad
+
 def output_form_problems(
     outs:list,          # the candidate's outputs (`as_outputs`)
     refs:list,          # the reference's outputs
@@ -111,19 +138,7 @@ def output_form_problems(
     ref_aliases:set=frozenset(),  # (output, input) pairs the reference itself aliases
 )->list[str]:           # one sentence per problem; empty when the form is right
     "Why the outputs' form differs from the reference's: type, count, shape, dtype, device, layout, aliasing."
-    if len(outs) != len(refs): return [f"returned {len(outs)} outputs, the reference returns {len(refs)}"]
-    bad = []
-    for i, (o, r) in enumerate(zip(outs, refs)):
-        if type(o) is not torch.Tensor:
-            kind = f"a {type(o).__name__} (a subclass of torch.Tensor)" if isinstance(o, torch.Tensor) else f"a {type(o).__name__}"
-            bad.append(f"output {i} is {kind}, not a plain torch.Tensor"); continue
-        for what, got, want in (('shape', tuple(o.shape), tuple(r.shape)), ('dtype', o.dtype, r.dtype),
-                                ('device', o.device, r.device), ('layout', o.layout, r.layout)):
-            if got != want: bad.append(f"output {i} has {what} {got}, the reference's has {want}")
-    if not bad:
-        for i, j in sorted(aliased_inputs(outs, inputs) - set(ref_aliases)):
-            bad.append(f"output {i} shares memory with input {j} (the reference returns new memory)")
-    return bad
+    return form_problems([describe_output(o) for o in outs], [describe_output(r) for r in refs], aliased_inputs(outs, inputs), ref_aliases)
 
 # %% ../nbs/04_compare.ipynb #731d8564
 def check_outputs(
@@ -139,3 +154,11 @@ def check_outputs(
     if bad: return bad
     tol = tolerance_for(dtype, allow_tf32)
     return [f"output {i}: {c.message}" for i, (o, r) in enumerate(zip(outs, refs)) if not (c := compare_output(o, r, tol)).ok]
+
+# %% ../nbs/04_compare.ipynb #99fd3bad
+def json_safe(obj):
+    "`obj` with every NaN or infinite float (in dicts, lists and tuples too) replaced by None."
+    if isinstance(obj, float): return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict): return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)): return [json_safe(v) for v in obj]
+    return obj

@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_trace.ipynb #1bafc80c
 from __future__ import annotations
-import importlib, os, threading, time
+import importlib, os, threading, time, types
 from typing import Callable
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -13,7 +13,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 __all__ = ['ALWAYS_ALLOWED_OPS', 'INTERPRETER_OPS', 'UNINITIALIZED_OPS', 'TIMER_FUNCTIONS', 'WATCHED_NAMESPACES',
            'install_triton_hooks', 'triton_hooks_intact', 'remove_triton_hooks', 'in_triton_interpreter',
            'LaunchCounter', 'fill_bytes', 'is_host_copy', 'OpTracer', 'harness_snapshot', 'replaced_attributes',
-           'concurrency_snapshot', 'leftover_concurrency']
+           'active_modes', 'concurrency_snapshot', 'leftover_concurrency']
 
 # %% ../nbs/06_trace.ipynb #5c09a8ef
 _LISTENERS: list = []             # active LaunchCounter objects
@@ -204,10 +204,19 @@ def replaced_attributes(snapshot:dict, added:bool=False) -> list[str]:
         for ns in snapshot.get('__namespaces__', ()):
             try: names = list(vars(_resolve(ns)))
             except (ImportError, AttributeError): continue
-            bad |= {f"{ns}.{k}" for k in names if f"{ns}.{k}" not in snapshot and not k.startswith('__')}
+            owner = _resolve(ns)   # a submodule imported lazily is an added name, and a harmless one
+            bad |= {f"{ns}.{k}" for k in names if f"{ns}.{k}" not in snapshot and not k.startswith('__')
+                    and not isinstance(vars(owner).get(k), types.ModuleType)}
     return sorted(bad, key=lambda n: (n not in TIMER_FUNCTIONS, n))
 
 # %% ../nbs/06_trace.ipynb #d010896d
+def active_modes() -> list[str]:
+    "The torch dispatch and function modes active on this thread, by class name."
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+    from torch.overrides import _get_current_function_mode_stack
+    return [type(m).__name__ for m in _get_current_dispatch_mode_stack() + _get_current_function_mode_stack()]
+
+# %% ../nbs/06_trace.ipynb #c2527691
 def _os_threads() -> set:
     try: return set(os.listdir('/proc/self/task'))
     except OSError: return set()

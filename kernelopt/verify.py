@@ -4,131 +4,29 @@
 
 # %% ../nbs/10_verify.ipynb #ebeb966e
 from __future__ import annotations
-import contextlib, hashlib, importlib, os, sys, tempfile, threading, time
+import contextlib, hashlib, math, os, sys, tempfile, time
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Callable
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 from fastcore.basics import patch
 from .problem import Problem, Candidate, ProblemError, load_problem, load_candidate, parse_overrides
+from .device import parse_dtype, dtype_name, resolve_device, tf32_mode
+from .compare import (Tolerance, TOLERANCES, tolerance_for, OutputComparison, compare_output, as_outputs,
+                               aliased_inputs, output_form_problems, check_outputs, json_safe)
+from .isolate import run_isolated
+from .trace import (LaunchCounter, OpTracer, install_triton_hooks, remove_triton_hooks, triton_hooks_intact,
+                             harness_snapshot, replaced_attributes, concurrency_snapshot, leftover_concurrency,
+                             ALWAYS_ALLOWED_OPS, WATCHED_NAMESPACES, fill_bytes)
+from .flops import op_flops
 from .source_scan import scan_source
 
 # %% auto #0
-__all__ = ['TOLERANCES', 'PREFILL_PATTERNS', 'UNINITIALIZED_OPS', 'ALWAYS_ALLOWED_OPS', 'INTERPRETER_OPS', 'OP_FAMILIES',
-           'TORCH_WORK_MAX_PCT', 'TIMER_FUNCTIONS', 'WATCHED_NAMESPACES', 'CHECKS', 'N_ROTATIONS', 'EXTRA_TRIALS',
-           'MIN_TRIALS', 'Tolerance', 'tolerance_for', 'OutputComparison', 'compare_output', 'as_outputs',
-           'shares_storage', 'aliased_inputs', 'output_form_problems', 'input_snapshot', 'changed_inputs',
-           'prefill_free_memory', 'fill_bytes', 'pattern_fraction', 'install_triton_hooks', 'triton_hooks_intact',
-           'remove_triton_hooks', 'LaunchCounter', 'OpTracer', 'reference_ops_used', 'torch_work_pct', 'audit_call',
-           'harness_snapshot', 'replaced_attributes', 'concurrency_snapshot', 'leftover_concurrency',
-           'VerificationResult', 'verify_kernel', 'RefinementHistory', 'verify_with_refinement', 'Plausibility',
-           'speed_plausibility', 'benchmark_check', 'check_outputs']
-
-# %% ../nbs/10_verify.ipynb #b762b1cb
-@dataclass(frozen=True)
-class Tolerance:
-    "How close a candidate's output must be to the reference's."
-    atol:float        # elementwise absolute tolerance (torch.allclose)
-    rtol:float        # elementwise relative tolerance (torch.allclose)
-    norm_rtol:float   # bound on the normwise relative error ||out - ref|| / ||ref||
-
-TOLERANCES = {torch.float64: Tolerance(1e-7, 1e-7, 1e-7), torch.float32: Tolerance(1e-4, 1e-4, 1e-4),
-              'tf32': Tolerance(1e-2, 1e-2, 1e-2), torch.float16: Tolerance(1e-2, 1e-2, 1e-2),
-              torch.bfloat16: Tolerance(1e-2, 1e-2, 1e-2)}
-
-def tolerance_for(
-    dtype:torch.dtype,       # the dtype the problem is computed in
-    allow_tf32:bool=False,   # TF32 allowed in float32 matmuls (for reference and candidate alike)
-)->Tolerance:
-    "The tolerance for a problem computed in `dtype`."
-    if dtype == torch.float32 and allow_tf32: return TOLERANCES['tf32']
-    return TOLERANCES.get(dtype, TOLERANCES[torch.float32])
-
-# %% ../nbs/10_verify.ipynb #55e02a10
-@dataclass
-class OutputComparison:
-    "How one output compares with the reference's."
-    ok:bool              # within tolerance, no NaN/Inf the reference lacks
-    rel_err:float        # ||out - ref|| / ||ref|| over the finite elements
-    max_abs_err:float    # largest |out - ref| over the finite elements
-    message:str          # why it failed, '' when ok
-
-def compare_output(
-    out:torch.Tensor,    # the candidate's output
-    ref:torch.Tensor,    # the reference's output, same shape
-    tol:Tolerance,       # from `tolerance_for`
-)->OutputComparison:
-    "Compare one output with the reference's: NaN/Inf, elementwise allclose and normwise relative error."
-    o, r = out.detach(), ref.detach().to(out.device)
-    if not (r.is_floating_point() or r.is_complex()):
-        n_bad = int((o != r).sum())
-        return OutputComparison(n_bad == 0, float(n_bad > 0), float((o.double() - r.double()).abs().max()) if o.numel() else 0.0,
-                                f"{n_bad} of {o.numel()} elements differ from the reference" if n_bad else '')
-    wide = torch.float64 if r.dtype == torch.float64 else torch.float32
-    o, r = o.to(wide), r.to(wide)
-    fin = o.isfinite() & r.isfinite()
-    all_fin = bool(fin.all())
-    d = (o - r) if all_fin else torch.where(fin, o - r, 0.0)
-    ad = d.abs()
-    max_abs = float(ad.max()) if d.numel() else 0.0
-    err_norm = float(torch.linalg.vector_norm(d, dtype=torch.float64))
-    ref_norm = float(torch.linalg.vector_norm(r if all_fin else torch.where(fin, r, 0.0), dtype=torch.float64))
-    rel = err_norm / ref_norm if ref_norm > 0 else (0.0 if err_norm == 0 else float('inf'))
-    far = (ad > tol.atol + tol.rtol * r.abs()) & fin
-    n_nan = n_inf = 0
-    if not all_fin:   # non-finite values must sit where the reference has the same ones
-        n_nan = int((o.isnan() & ~r.isnan()).sum())
-        n_inf = int((o.isinf() & (o != r)).sum())
-        far |= ~fin & ~((o.isnan() & r.isnan()) | (o == r))
-    n_far = int(far.sum())
-    msg = (f"{n_nan} NaN values where the reference has none" if n_nan else
-           f"{n_inf} infinite values where the reference has none" if n_inf else
-           f"{n_far} of {o.numel()} elements differ by more than atol={tol.atol:g} + rtol={tol.rtol:g}*|ref| "
-           f"(max abs error {max_abs:.3g}, normwise error {rel:.3g})" if n_far else
-           f"normwise relative error {rel:.3g} > {tol.norm_rtol:g}, although every element is within the elementwise "
-           f"tolerance (atol={tol.atol:g}): the error is large for outputs this small" if rel > tol.norm_rtol else '')
-    return OutputComparison(not msg, rel, max_abs, msg)
-
-# %% ../nbs/10_verify.ipynb #fe2034ed
-def as_outputs(result) -> list:
-    "A model's return value as a list of outputs (a single value, or the items of a tuple or list)."
-    return list(result) if isinstance(result, (tuple, list)) else [result]
-
-def _storage_span(t:torch.Tensor) -> tuple[int, int]:
-    s = t.untyped_storage()
-    return s.data_ptr(), s.data_ptr() + s.nbytes()
-
-def shares_storage(a, b) -> bool:
-    "Whether tensors `a` and `b` use overlapping memory."
-    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)) or a.device != b.device: return False
-    (a0, a1), (b0, b1) = _storage_span(a), _storage_span(b)
-    return a1 > a0 and b1 > b0 and a0 < b1 and b0 < a1
-
-def aliased_inputs(outs:list, inputs:list) -> set:
-    "Pairs (output index, input index) whose storage overlaps."
-    return {(i, j) for i, o in enumerate(outs) for j, x in enumerate(inputs) if shares_storage(o, x)}
-
-def output_form_problems(
-    outs:list,          # the candidate's outputs (`as_outputs`)
-    refs:list,          # the reference's outputs
-    inputs:list,        # the inputs both were called with
-    ref_aliases:set=frozenset(),  # (output, input) pairs the reference itself aliases
-)->list[str]:           # one sentence per problem; empty when the form is right
-    "Why the outputs' form differs from the reference's: type, count, shape, dtype, device, layout, aliasing."
-    if len(outs) != len(refs): return [f"returned {len(outs)} outputs, the reference returns {len(refs)}"]
-    bad = []
-    for i, (o, r) in enumerate(zip(outs, refs)):
-        if type(o) is not torch.Tensor:
-            kind = f"a {type(o).__name__} (a subclass of torch.Tensor)" if isinstance(o, torch.Tensor) else f"a {type(o).__name__}"
-            bad.append(f"output {i} is {kind}, not a plain torch.Tensor"); continue
-        for what, got, want in (('shape', tuple(o.shape), tuple(r.shape)), ('dtype', o.dtype, r.dtype),
-                                ('device', o.device, r.device), ('layout', o.layout, r.layout)):
-            if got != want: bad.append(f"output {i} has {what} {got}, the reference's has {want}")
-    if not bad:
-        for i, j in sorted(aliased_inputs(outs, inputs) - set(ref_aliases)):
-            bad.append(f"output {i} shares memory with input {j} (the reference returns new memory)")
-    return bad
+__all__ = ['PREFILL_PATTERNS', 'OP_FAMILIES', 'TORCH_WORK_MAX_PCT', 'KERNELOPT_NAMESPACES', 'WATCHED', 'CHECKS', 'N_ROTATIONS',
+           'EXTRA_TRIALS', 'STATUSES', 'MIN_TRIALS', 'input_snapshot', 'changed_inputs', 'prefill_free_memory',
+           'pattern_fraction', 'reference_ops_used', 'torch_work_pct', 'audit_call', 'VerificationResult',
+           'verify_kernel', 'RefinementHistory', 'verify_with_refinement', 'Plausibility', 'speed_plausibility',
+           'benchmark_check']
 
 # %% ../nbs/10_verify.ipynb #64ca6a7f
 def input_snapshot(inputs:list) -> list:
@@ -179,13 +77,6 @@ def prefill_free_memory(
     if device.type == 'cuda': torch.cuda.synchronize(device)
     del held
 
-UNINITIALIZED_OPS = frozenset(f"aten::{n}" for n in 'empty empty_like empty_strided new_empty new_empty_strided empty_permuted'.split())
-
-def fill_bytes(t:torch.Tensor, pattern:int):
-    "Fill every byte of `t`'s storage with `pattern`."
-    s = t.untyped_storage()
-    if s.nbytes(): torch.empty(0, dtype=torch.uint8, device=t.device).set_(s, 0, (s.nbytes(),), (1,)).fill_(pattern)
-
 def pattern_fraction(
     out:torch.Tensor,   # an output
     pattern:int,        # the byte value memory was pre-filled with
@@ -193,78 +84,12 @@ def pattern_fraction(
 )->float:               # fraction of the elements whose every byte is `pattern`
     "Fraction of an output's elements that still hold the pre-fill pattern: never written."
     if not isinstance(out, torch.Tensor) or out.numel() == 0: return 0.0
-    def hit(t): return (t.detach().contiguous().view(torch.uint8).reshape(t.numel(), -1) == pattern).all(dim=1)
+    def hit(t): return (t.detach().reshape(-1).contiguous().view(torch.uint8).reshape(t.numel(), -1) == pattern).all(dim=1)
     h = hit(out)
     if isinstance(ref, torch.Tensor) and ref.shape == out.shape and ref.dtype == out.dtype: h &= ~hit(ref)
     return float(h.float().mean())
 
-# %% ../nbs/10_verify.ipynb #2e3e5ea3
-_LISTENERS: list = []             # active LaunchCounter objects
-_INTERPRETER_DEPTH = [0]          # > 0 while the Triton interpreter runs a launch
-_HOOKS_INSTALLED: list = []       # the installed wrapper and hook, once installed
-
-def _record_launch(name:str, stream=None):
-    for c in list(_LISTENERS): c.launches.append((name, stream))
-
-def _compiled_launch_hook(metadata):
-    "Called by compiled Triton before each launch, with a LazyDict of launch metadata."
-    data = getattr(metadata, 'data', None) or {}
-    _record_launch(str(data.get('name', '?')), data.get('stream'))
-
-def install_triton_hooks():
-    "Make Triton launches visible to `LaunchCounter` (imports triton; idempotent)."
-    if _HOOKS_INSTALLED: return
-    import triton
-    triton.knobs.runtime.launch_enter_hook.add(_compiled_launch_hook)
-    from triton.runtime import interpreter
-    original = interpreter.GridExecutor.__call__
-    def counted_call(self, *args, **kwargs):
-        _INTERPRETER_DEPTH[0] += 1
-        try: result = original(self, *args, **kwargs)
-        finally: _INTERPRETER_DEPTH[0] -= 1
-        _record_launch(getattr(self.fn, '__name__', '?'))
-        return result
-    counted_call._kernelopt_original = original
-    interpreter.GridExecutor.__call__ = counted_call
-    _HOOKS_INSTALLED.extend([counted_call, _compiled_launch_hook])
-
-def triton_hooks_intact() -> bool:
-    "Whether the launch hooks installed by `install_triton_hooks` are still in place."
-    if not _HOOKS_INSTALLED: return False
-    import triton
-    from triton.runtime import interpreter
-    return (interpreter.GridExecutor.__call__ is _HOOKS_INSTALLED[0]
-            and _compiled_launch_hook in triton.knobs.runtime.launch_enter_hook.calls)
-
-def remove_triton_hooks():
-    "Undo `install_triton_hooks` (a compiled launch with a hook installed builds its metadata, which costs time)."
-    if not _HOOKS_INSTALLED: return
-    import triton
-    from triton.runtime import interpreter
-    triton.knobs.runtime.launch_enter_hook.remove(_compiled_launch_hook)
-    interpreter.GridExecutor.__call__ = _HOOKS_INSTALLED[0]._kernelopt_original
-    _HOOKS_INSTALLED.clear()
-
-class LaunchCounter:
-    "Context manager counting the Triton kernel launches made inside it, compiled or interpreted."
-    def __init__(self): self.launches = []   # (kernel name, stream or None) per launch
-    @property
-    def count(self) -> int: return len(self.launches)
-    @property
-    def names(self) -> list[str]: return sorted({n for n, _ in self.launches})
-    def __enter__(self):
-        install_triton_hooks()
-        _LISTENERS.append(self); return self
-    def __exit__(self, *exc): _LISTENERS.remove(self)
-
 # %% ../nbs/10_verify.ipynb #c1036eea
-ALWAYS_ALLOWED_OPS = frozenset(f"aten::{n}" for n in """
-    empty empty_like empty_strided new_empty new_empty_strided zeros zeros_like new_zeros ones ones_like new_ones
-    full full_like new_full fill_ zero_ scalar_tensor lift_fresh lift_fresh_copy resize_ set_ detach detach_ alias
-    copy_ _to_copy clone contiguous to _copy_from _copy_from_and_resize view _unsafe_view reshape _reshape_alias
-    as_strided expand permute transpose t squeeze unsqueeze flatten unflatten slice select narrow split
-    split_with_sizes chunk unbind view_as expand_as cat stack _local_scalar_dense""".split())
-INTERPRETER_OPS = frozenset(f"aten::{n}" for n in "empty empty_strided new_empty set_ copy_ _to_copy".split())
 OP_FAMILIES = {
     'matmul': 'mm addmm bmm baddbmm addbmm matmul linear mv addmv dot vdot _scaled_mm _int_mm',
     'convolution': 'convolution _convolution conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d '
@@ -283,52 +108,6 @@ def _normalize_op(name:str) -> str:
     if '::' not in name: name = 'aten::' + name
     return name.split('.')[0]
 
-def _is_host_copy(name:str, args, kwargs) -> bool:
-    "Whether an aten call copies a device (non-CPU) tensor to the host."
-    if name == 'aten::_to_copy' and args and isinstance(args[0], torch.Tensor):
-        dst = kwargs.get('device')
-        return args[0].device.type != 'cpu' and dst is not None and torch.device(dst).type == 'cpu'
-    if name in ('aten::copy_', 'aten::_copy_from', 'aten::_copy_from_and_resize') and len(args) > 1:
-        dst, src = (args[0], args[1]) if name == 'aten::copy_' else (args[1], args[0])
-        return all(isinstance(t, torch.Tensor) for t in (dst, src)) and src.device.type != 'cpu' and dst.device.type == 'cpu'
-    return False
-
-class OpTracer(TorchDispatchMode):
-    "Records the aten ops run while active; ops the Triton interpreter runs for its own copies are kept apart."
-    def __init__(self,
-                 fill_pattern:int|None=None,  # fill the caller's uninitialised allocations with this byte
-                 count_flops:bool=False):     # also add up the FLOPs of the caller's compute ops (kernelopt.roofline's formulas)
-        super().__init__()
-        self.fill_pattern = fill_pattern
-        self.ops: dict[str, int] = {}               # op -> count, the caller's own
-        self.views: set = set()                     # ops among them that are views
-        self.interpreter_ops: dict[str, int] = {}   # op -> count, the interpreter's argument copies
-        self.flops: dict[str, float] = {}           # compute op -> FLOPs, the caller's own (with count_flops)
-        self.host_copies = 0                        # copies of a device tensor to the host, the caller's own
-        self._op_flops = None
-        if count_flops:
-            from kernelopt.roofline import op_flops   # lazy: roofline comes after verify
-            self._op_flops = op_flops
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        name, kwargs = func._schema.name, kwargs or {}
-        mine = not (_INTERPRETER_DEPTH[0] and name in INTERPRETER_OPS)
-        if mine:
-            self.ops[name] = self.ops.get(name, 0) + 1
-            if getattr(func, 'is_view', False): self.views.add(name)
-            if _is_host_copy(name, args, kwargs): self.host_copies += 1
-        else: self.interpreter_ops[name] = self.interpreter_ops.get(name, 0) + 1
-        out = func(*args, **kwargs)
-        if mine and self._op_flops is not None and name not in ALWAYS_ALLOWED_OPS and not getattr(func, 'is_view', False):
-            f = self._op_flops(func, args, kwargs, out)
-            if f is None: f = float(sum(t.numel() for t in as_outputs(out) if isinstance(t, torch.Tensor)))  # no formula: 1 per output element
-            self.flops[name] = self.flops.get(name, 0.0) + f
-        if self.fill_pattern is not None and name in UNINITIALIZED_OPS and not _INTERPRETER_DEPTH[0] and isinstance(out, torch.Tensor):
-            fill_bytes(out, self.fill_pattern)
-        return out
-    def compute_ops(self) -> set:
-        "The recorded ops other than allocation, view, copy and reshape."
-        return {o for o in self.ops if o not in ALWAYS_ALLOWED_OPS and o not in self.views}
-
 def reference_ops_used(
     candidate_ops:set,      # `OpTracer.compute_ops()` of the candidate's call
     reference_ops:set,      # `OpTracer.compute_ops()` of the reference's call
@@ -342,7 +121,7 @@ def reference_ops_used(
 TORCH_WORK_MAX_PCT = 10.0   # the candidate's own torch compute ops may do at most this share of the reference's FLOPs
 
 def torch_work_pct(
-    candidate_flops:dict,   # `OpTracer(count_flops=True).flops` of the candidate's call
+    candidate_flops:dict,   # `OpTracer(flop_counter=op_flops).flops` of the candidate's call
     reference_flops:float,  # total FLOPs of the reference's call, traced the same way
     allowed_ops=(),         # ops the user allows; their FLOPs are not counted
 )->float:                   # percent of the reference's FLOPs; inf when the reference has none and the candidate some
@@ -357,13 +136,13 @@ def torch_work_pct(
 def audit_call(
     problems:list,           # why the call's work is not the candidate's kernels' is appended here
     reference_ops:set,       # `OpTracer.compute_ops()` of a reference call
-    reference_flops:float,   # its FLOPs (`OpTracer(count_flops=True)`)
+    reference_flops:float,   # its FLOPs (`OpTracer(flop_counter=op_flops)`)
     allowed_ops=(),          # ops the user allows
     label:str='the call',
 ):
     "Trace one call: it must launch a Triton kernel, run none of the reference's ops, and leave at most TORCH_WORK_MAX_PCT to torch."
-    installed = bool(_HOOKS_INSTALLED)
-    with LaunchCounter() as lc, OpTracer(count_flops=True) as tr: yield
+    installed = triton_hooks_intact()
+    with LaunchCounter() as lc, OpTracer(flop_counter=op_flops) as tr: yield
     if not installed: remove_triton_hooks()
     used = reference_ops_used(tr.compute_ops(), reference_ops, allowed_ops)
     pct = torch_work_pct(tr.flops, reference_flops, allowed_ops)
@@ -372,76 +151,10 @@ def audit_call(
     if pct > TORCH_WORK_MAX_PCT: problems.append(f"torch ops did {pct:.0f}% of the reference's FLOPs in {label}")
     if tr.host_copies: problems.append(f"{label} copied a device tensor to the host")
 
-# %% ../nbs/10_verify.ipynb #beb49904
-TIMER_FUNCTIONS = ('time.perf_counter', 'time.perf_counter_ns', 'time.monotonic', 'torch.cuda.Event.elapsed_time',
-                   'torch.cuda.synchronize', 'triton.testing.do_bench')
-WATCHED_NAMESPACES = ('time', 'torch', 'torch.Tensor', 'torch.nn.functional', 'torch.cuda', 'torch.cuda.Event',
-                      'triton', 'triton.testing', 'builtins', 'kernelopt.verify')
-
-def _resolve(path:str):
-    "The object at a dotted path: the longest importable module, then attributes."
-    parts = path.split('.')
-    for i in range(len(parts), 0, -1):
-        try: obj = importlib.import_module('.'.join(parts[:i]))
-        except ImportError: continue
-        for p in parts[i:]: obj = getattr(obj, p)
-        return obj
-    raise ImportError(path)
-
-_MISSING = object()
-
-def _lookup(name:str, owners:dict|None=None):
-    "The attribute at a dotted path, as stored in its owner's namespace (no bound methods, no fresh proxies)."
-    ns, _, attr = name.rpartition('.')
-    owners = {} if owners is None else owners
-    if ns not in owners:
-        try: owners[ns] = _resolve(ns)
-        except (ImportError, AttributeError): owners[ns] = _MISSING
-    owner = owners[ns]
-    if owner is _MISSING: return _MISSING
-    d = vars(owner)
-    return d[attr] if attr in d else getattr(owner, attr, _MISSING)
-
-def harness_snapshot(namespaces=WATCHED_NAMESPACES) -> dict:
-    "References to every attribute of the watched namespaces, plus the timer functions."
-    snap = {f"{ns}.{k}": v for ns in namespaces for k, v in list(vars(_resolve(ns)).items())}
-    snap.update({name: _lookup(name) for name in TIMER_FUNCTIONS})
-    return snap
-
-def replaced_attributes(snapshot:dict) -> list[str]:
-    "The snapshotted attributes that were replaced or deleted since; timer functions first."
-    owners = {}
-    bad = {n for n, v in snapshot.items() if _lookup(n, owners) is not v}
-    return sorted(bad, key=lambda n: (n not in TIMER_FUNCTIONS, n))
-
-# %% ../nbs/10_verify.ipynb #9fe07cf3
-def _os_threads() -> set:
-    try: return set(os.listdir('/proc/self/task'))
-    except OSError: return set()
-
-def _live_children() -> set:
-    "Child processes of this process that are not zombies (Linux /proc; empty elsewhere)."
-    pids = set()
-    for tid in _os_threads():
-        try: pids.update(open(f'/proc/self/task/{tid}/children').read().split())
-        except OSError: pass
-    def alive(pid):
-        try: return open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[0] not in ('Z', 'X')
-        except (OSError, IndexError): return False
-    return {p for p in pids if alive(p)}
-
-def concurrency_snapshot() -> dict:
-    "The Python threads, OS threads and live child processes of this process."
-    return dict(py={t.ident for t in threading.enumerate()}, os=_os_threads(), children=_live_children())
-
-def leftover_concurrency(before:dict) -> list[str]:
-    "Threads and processes alive now that were not in `before`, in words."
-    now = concurrency_snapshot()
-    py = [t for t in threading.enumerate() if t.ident not in before['py'] and t.is_alive()]
-    named_os = {str(t.native_id) for t in py}
-    return ([f"Python thread {t.name!r}" for t in py] +
-            [f"OS thread {tid}" for tid in sorted(now['os'] - before['os'] - named_os)] +
-            [f"child process {pid}" for pid in sorted(now['children'] - before['children'])])
+# %% ../nbs/10_verify.ipynb #afa1f222
+KERNELOPT_NAMESPACES = ('kernelopt.problem', 'kernelopt.device', 'kernelopt.compare', 'kernelopt.isolate', 'kernelopt.trace',
+                        'kernelopt.flops', 'kernelopt.source_scan', 'kernelopt.verify')
+WATCHED = WATCHED_NAMESPACES + KERNELOPT_NAMESPACES   # what the verifying process watches
 
 # %% ../nbs/10_verify.ipynb #61691e70
 CHECKS = {  # name -> what holds when it passes
@@ -480,15 +193,6 @@ class _Log:
             elif k in self.ran: out[k] = dict(passed=True, detail='; '.join(self.note[k]) or CHECKS[k])
             else: out[k] = dict(passed=None, detail='not run')
         return out
-
-def _dtype(name):
-    if name is None or isinstance(name, torch.dtype): return name
-    alias = {'fp32': 'float32', 'fp16': 'float16', 'bf16': 'bfloat16', 'fp64': 'float64', 'half': 'float16', 'float': 'float32'}
-    n = str(name).replace('torch.', '')
-    dt = getattr(torch, alias.get(n, n), None)
-    if not isinstance(dt, torch.dtype) or not dt.is_floating_point:
-        raise ProblemError(f"unknown dtype {name!r}; expected float32, float16, bfloat16 or float64 (or fp32, fp16, bf16)")
-    return dt
 
 def _sha(outs) -> str:
     h = hashlib.sha256()
@@ -536,13 +240,13 @@ class _Session:
     def prepare(self):
         p = self.p
         self.problem = load_problem(p['problem_path'], p.get('overrides'), source=p.get('problem_source'))
-        self.dtype = _dtype(p.get('dtype')) or self.problem.dtype
+        self.dtype = parse_dtype(p['dtype']) if p.get('dtype') else self.problem.dtype
         self.tol = tolerance_for(self.dtype, p.get('allow_tf32', False))
         trials = p['trials']
         self.trial_seeds = list(range(trials))
         self.rot_seeds = list(range(trials, trials + N_ROTATIONS))
         self.model = self.problem.make_model(self.device, self.dtype, seed=0)
-        self.ref_tracer = OpTracer(count_flops=True)
+        self.ref_tracer = OpTracer(flop_counter=op_flops)
         refs = _reference_pass(self.problem, self.model, self.trial_seeds + self.rot_seeds, self.device, self.dtype,
                                self.sync, self.ref_tracer)
         self.refs = {s: r for s, r in zip(self.trial_seeds + self.rot_seeds, refs)}
@@ -553,11 +257,11 @@ class _Session:
             prob = load_problem(p['problem_path'], {**(p.get('overrides') or {}), **extra}, source=p.get('problem_source'))
             model = prob.make_model(self.device, self.dtype, seed=0)
             seeds = [100 + k for k in range(EXTRA_TRIALS)]
-            tr = OpTracer(count_flops=True)
+            tr = OpTracer(flop_counter=op_flops)
             refs = dict(zip(seeds, _reference_pass(prob, model, seeds, self.device, self.dtype, self.sync, tr)))
             self.shapes.append((_shape_label(extra), prob, model, refs, sum(tr.flops.values())))
         self.fingerprint = self._ref_fingerprint()
-        self.harness = harness_snapshot()
+        self.harness = harness_snapshot(WATCHED)
         self.threads = concurrency_snapshot()
         self.stream = torch.cuda.current_stream(self.device).cuda_stream if self.on_cuda else None
 
@@ -568,6 +272,10 @@ class _Session:
     def _ref_fingerprint(self) -> str: return _sha([o for r in self._all_refs() for o in r.outs])
 
 # %% ../nbs/10_verify.ipynb #843847f1
+def _worst(a:float, b:float) -> float:
+    "The larger error; NaN (not measurable) wins."
+    return math.nan if math.isnan(a) or math.isnan(b) else max(a, b)
+
 @patch
 def integrity(self:_Session, when:str, warmup:bool=False):
     bad = replaced_attributes(self.harness)
@@ -589,7 +297,7 @@ def call(self:_Session, fn, inputs, pattern:int, out_bytes:list):
     prefill_free_memory(self.device, pattern, out_bytes)
     before = input_snapshot(inputs)
     self.calls += 1
-    with torch.no_grad(), LaunchCounter() as lc, OpTracer(fill_pattern=pattern, count_flops=True) as tr:
+    with torch.no_grad(), LaunchCounter() as lc, OpTracer(fill_pattern=pattern, flop_counter=op_flops) as tr:
         outs = as_outputs(fn(*inputs))
     self.sync()   # device-wide: every stream, before any output is read
     return outs, lc, tr, changed_inputs(before, inputs)
@@ -624,7 +332,7 @@ def check_call(self:_Session, label, outs, lc, tr, changed, inputs, ref:_Ref, pa
     for o, r in zip(outs, ref.outs):
         c = compare_output(o, r, self.tol)
         if value_check == 'correctness':
-            self.rel_err, self.max_abs_err = max(self.rel_err, c.rel_err), max(self.max_abs_err, c.max_abs_err)
+            self.rel_err, self.max_abs_err = _worst(self.rel_err, c.rel_err), _worst(self.max_abs_err, c.max_abs_err)
         if c.ok: continue
         stale = next((e for e in earlier if e.seed != ref.seed and self._same_answer(outs, e.outs)), None)
         if stale is not None:
@@ -774,21 +482,21 @@ def result(self:_Session) -> dict:
 
 def _verify_child(p:dict) -> dict:
     "Run in a fresh process by `verify_kernel`: every runtime check on one candidate."
-    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = bool(p.get('allow_tf32'))
-    torch.set_float32_matmul_precision('high' if p.get('allow_tf32') else 'highest')
     torch.set_grad_enabled(False)
     install_triton_hooks()
-    return _Session(p).run()
+    with tf32_mode(bool(p.get('allow_tf32'))): return _Session(p).run()
 
 # %% ../nbs/10_verify.ipynb #e858010b
+STATUSES = ('passed', 'failed', 'crashed', 'timeout', 'rejected_static')
+
 @dataclass
 class VerificationResult:
     "The verdict on one candidate, with every check's outcome."
     passed:bool                      # every check held
     reasons:list                     # one plain sentence per failed check
     checks:dict                      # check name -> {"passed": True|False|None (not run), "detail": str}
-    rel_err:float|None = None        # largest normwise relative error over the trials
-    max_abs_err:float|None = None    # largest elementwise absolute error over the trials
+    rel_err:float|None = None        # largest normwise relative error over the trials (NaN: not measurable)
+    max_abs_err:float|None = None    # largest elementwise absolute error over the trials (NaN: not measurable)
     trials:int = 0                   # trials with fresh inputs
     determinism_max_diff:float|None = None  # largest difference between two identical runs
     problem:str = ''                 # problem path
@@ -797,13 +505,37 @@ class VerificationResult:
     dtype:str = ''
     wall_s:float = 0.0               # seconds, subprocess start included
     findings:list = field(default_factory=list)  # static-scan findings, as dicts
+    status:str = ''                  # one of STATUSES; callers branch on it, never on the messages
 
-    def to_dict(self) -> dict: return asdict(self)
+    def __post_init__(self):
+        if not self.status: self.status = 'passed' if self.passed else 'failed'
+        if self.status not in STATUSES: raise ValueError(f"status {self.status!r}: expected one of {', '.join(STATUSES)}")
+
+    def to_dict(self) -> dict:
+        "The result as JSON-able data (NaN and infinite errors become None)."
+        return json_safe(asdict(self))
 
     def table(self) -> 'pd.DataFrame':
         "The checks as a DataFrame: check, passed, detail."
         import pandas as pd
         return pd.DataFrame([dict(check=k, passed=v['passed'], detail=v['detail']) for k, v in self.checks.items()])
+
+    def to_text(self) -> str:
+        "What `kernelopt verify` prints: the verdict, one line per check, the errors and the reasons."
+        mark = {True: 'ok', False: 'FAIL', None: '-'}
+        lines = [f"{'ACCEPTED' if self.passed else 'REJECTED'}: {self.candidate} for {self.problem} on {self.device}, {self.dtype}"]
+        width = max((len(k) for k in self.checks), default=0)
+        for k, v in self.checks.items():
+            detail = v['detail'] if len(v['detail']) <= 100 else v['detail'][:97] + '...'
+            lines.append(f"  {mark[v['passed']]:4} {k:{width}}  {detail}")
+        if self.rel_err is not None and not math.isfinite(self.rel_err):
+            lines.append("errors not measurable: the outputs hold NaN or Inf where the reference's values are finite")
+        elif self.rel_err is not None:
+            d = self.determinism_max_diff
+            lines.append(f"largest normwise error {self.rel_err:.3g}, largest abs error {self.max_abs_err:.3g}, "
+                         f"run-to-run difference {'-' if d is None else f'{d:.3g}'}")
+        lines += [f"reason: {r}" for r in self.reasons]
+        return '\n'.join(lines)
 
 def _reasons(checks:dict) -> list[str]:
     out = []
@@ -813,19 +545,12 @@ def _reasons(checks:dict) -> list[str]:
         out.append("some checks could not run: " + ', '.join(k for k, v in checks.items() if v['passed'] is None))
     return out
 
-def _result(checks:dict, **kw) -> VerificationResult:
+def _result(checks:dict, status:str='', **kw) -> VerificationResult:
     passed = all(v['passed'] is True for v in checks.values())
-    return VerificationResult(passed, _reasons(checks), checks, **kw)
+    return VerificationResult(passed, _reasons(checks), checks, status='passed' if passed else status or 'failed', **kw)
 
 # %% ../nbs/10_verify.ipynb #21f3b3ed
 MIN_TRIALS = 5
-
-def _device(device) -> str:
-    d = torch.device(device)
-    if d.type not in ('cpu', 'cuda'): raise ProblemError(f"unknown device {device!r}; expected 'cpu', 'cuda' or 'cuda:N'")
-    if d.type == 'cuda' and not torch.cuda.is_available():
-        raise ProblemError(f"device {device!r} asked for, but this machine has no CUDA device; use device='cpu'")
-    return 'cpu' if d.type == 'cpu' else f"cuda:{d.index or 0}"
 
 def _extra_shape(e) -> dict:
     "An extra shape as a dict: a dict, 'NAME=VALUE,NAME=VALUE', or a list of 'NAME=VALUE'."
@@ -849,45 +574,48 @@ def verify_kernel(
     allow_tf32:bool=False,           # allow TF32 in float32 matmuls, for the reference too, at TF32 tolerance
     allowed_ops=(),                  # aten ops the candidate may share with the reference, e.g. ["aten::addmm"]
     timeout_s:float=120,             # the verifying process is killed after this long
-    fork_server:bool=True,           # fork the verifying process from kernelopt.benchmark's pre-imported zygote (False: a plain subprocess)
+    fork_server:bool=True,           # fork the verifying process from kernelopt.isolate's pre-imported zygote (False: a plain subprocess)
 )->VerificationResult:
     "Verify a candidate against a problem's reference in a fresh process; every check must hold."
-    from kernelopt.benchmark import run_isolated
     if isinstance(problem, Problem): ppath, overrides, psource = problem.path, dict(problem.overrides), problem.source
     else: ppath, overrides, psource = str(problem), {}, None
     cand = candidate if isinstance(candidate, Candidate) else load_candidate(candidate)
     if trials < MIN_TRIALS: raise ProblemError(f"trials={trials}: a verification needs at least {MIN_TRIALS} trials with fresh inputs")
-    device, dt = _device(device), _dtype(dtype)
+    try: device, dt = str(resolve_device(device)), parse_dtype(dtype) if dtype is not None else None
+    except ValueError as e: raise ProblemError(str(e)) from None
     extras = [_extra_shape(e) for e in extra_shapes]
     prob = load_problem(ppath, overrides, source=psource)          # bad files and size names fail here, in words
     for e in extras: load_problem(ppath, {**overrides, **e}, source=psource)
-    dtype_name = str(dt or prob.dtype).replace('torch.', '')
-    meta = dict(trials=trials, problem=ppath, candidate=cand.path, device=device, dtype=dtype_name)
+    dt_name = dtype_name(dt or prob.dtype)
+    meta = dict(trials=trials, problem=ppath, candidate=cand.path, device=device, dtype=dt_name)
     findings = scan_source(cand.source)
     meta['findings'] = [asdict(f) for f in findings]
     fatal = [f for f in findings if f.fatal]
     if fatal:
         checks = _not_run("the static scan refused to run the candidate")
         checks['static_scan'] = _static_check(findings)
-        return _result(checks, **meta)
+        return _result(checks, 'rejected_static', **meta)
     payload = dict(problem_path=ppath, problem_source=psource, overrides=overrides, candidate_path=cand.path,
-                   candidate_source=cand.source, device=device, dtype=dtype_name, trials=trials, extra_shapes=extras,
+                   candidate_source=cand.source, device=device, dtype=dt_name, trials=trials, extra_shapes=extras,
                    allow_tf32=allow_tf32, allowed_ops=list(allowed_ops))
     env = {'TRITON_INTERPRET': '1'} if device == 'cpu' else {}
-    r = run_isolated('kernelopt.verify:_verify_child', payload, timeout_s, env=env, fork_server=fork_server)
+    r = run_isolated('kernelopt.verify:_verify_child', payload, timeout_s, env=env, fork_server=fork_server,
+                     preload=('kernelopt.verify',))
     meta['wall_s'] = r.wall_s
     if r.status == 'ok':
         v = r.value
         checks = v['checks']
         meta.update(rel_err=v['rel_err'], max_abs_err=v['max_abs_err'], determinism_max_diff=v['determinism_max_diff'])
+        status = 'failed'
     else:
+        status = 'timeout' if r.status == 'timeout' else 'crashed'
         why = {'timeout': f"did not finish within {timeout_s:g} s; the process group was killed",
                'crashed': f"crashed the verifying process ({r.message})",
                'error': f"the verification stopped: {r.message}"}[r.status]
         checks = _not_run(why)
         checks['runs'] = dict(passed=False, detail=why + (f"; last output: {r.stderr_tail[-300:].strip()}" if r.stderr_tail.strip() else ''))
     checks['static_scan'] = _static_check(findings)
-    return _result(checks, **meta)
+    return _result(checks, status, **meta)
 
 # %% ../nbs/10_verify.ipynb #93529166
 @dataclass
@@ -960,18 +688,3 @@ def benchmark_check(
         r = verify_kernel(problem, candidate, device, **verify_kwargs)
         return r.passed, '; '.join(r.reasons)
     return check
-
-# %% ../nbs/10_verify.ipynb #ed65a505
-def check_outputs(
-    result,                      # what the candidate returned
-    refs,                        # what the reference returned for the same inputs
-    dtype:torch.dtype,           # the dtype the problem is computed in
-    allow_tf32:bool=False,
-    inputs:list=(),              # the inputs, to refuse outputs aliasing them
-)->list[str]:                    # why the outputs are wrong; empty when they are right
-    "Form and value check of a candidate's outputs against the reference's."
-    outs, refs = as_outputs(result), as_outputs(refs)
-    bad = output_form_problems(outs, refs, list(inputs), aliased_inputs(refs, list(inputs)))
-    if bad: return bad
-    tol = tolerance_for(dtype, allow_tf32)
-    return [f"output {i}: {c.message}" for i, (o, r) in enumerate(zip(outs, refs)) if not (c := compare_output(o, r, tol)).ok]

@@ -1,0 +1,46 @@
+"""Wall time of verifying the README's softmax example, on this machine (issue 18: must stay under 20 s on the CPU).
+
+The README's main job verifies `examples/softmax/kernel.py` against `examples/softmax/problem.py` at
+batch_size=8, dim=1000 (`--set batch_size=8 dim=1000`). This script runs that verification `--repeats` times
+through `kernelopt.verify.verify_kernel` (fork server on, as the CLI runs it) and prints the median wall time,
+the first run (which starts the fork server) apart. Run it before and after a change to the verifier.
+
+Run: python benchmarks/bench_verify.py [--repeats 3] [--json]
+Other processes on the machine add noise; the script prints the load average next to the numbers.
+"""
+import argparse, json, os, platform, statistics, time
+from pathlib import Path
+
+os.environ.setdefault('TRITON_INTERPRET', '1')
+from kernelopt.problem import load_problem, load_candidate
+from kernelopt.verify import verify_kernel
+
+ROOT = Path(__file__).resolve().parent.parent
+SIZES = {'batch_size': 8, 'dim': 1000}   # the README's main job
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--repeats', type=int, default=3)
+    ap.add_argument('--json', action='store_true')
+    a = ap.parse_args()
+    problem = load_problem(ROOT/'examples/softmax/problem.py', SIZES)
+    cand = load_candidate(ROOT/'examples/softmax/kernel.py')
+    walls, first, status = [], None, None
+    for i in range(a.repeats + 1):
+        t0 = time.perf_counter()
+        r = verify_kernel(problem, cand, 'cpu')
+        wall = time.perf_counter() - t0
+        status = getattr(r, 'status', 'passed' if r.passed else 'failed')
+        if not r.passed: raise SystemExit(f"the README's softmax example did not verify: {r.reasons}")
+        if i == 0: first = wall
+        else: walls.append(wall)
+    out = dict(machine=f"{platform.machine()} {os.cpu_count()} cores", load_avg_1min=os.getloadavg()[0],
+               first_run_s=round(first, 2), median_s=round(statistics.median(walls), 2), runs_s=[round(w, 2) for w in walls],
+               status=status, sizes=SIZES, goal_s=20.0)
+    if a.json: print(json.dumps(out))
+    else:
+        print(f"verify examples/softmax (batch_size=8, dim=1000) on {out['machine']}, load {out['load_avg_1min']:.2f}:")
+        print(f"  first run (starts the fork server) {first:.2f} s; then median {out['median_s']:.2f} s over {len(walls)} runs "
+              f"{out['runs_s']}; goal under 20 s: {'met' if first < 20 and out['median_s'] < 20 else 'NOT met'}")
+
+if __name__ == '__main__': main()
