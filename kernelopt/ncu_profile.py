@@ -11,7 +11,7 @@ from typing import Sequence
 import pandas as pd
 from fastcore.basics import patch
 from .metric_schema import metric_names
-from .ncu import (NCUError, NCUPermissionError, NCUTimeoutError, NCUProgramError, NCUNoKernelError,
+from .ncu import (NCUError, NCUNotFoundError, NCUPermissionError, NCUTimeoutError, NCUProgramError, NCUNoKernelError,
                            NCUParseError, find_ncu, ncu_version, parse_ncu_csv, select_kernels, launch_groups, _FIXED)
 
 # %% auto #0
