@@ -297,6 +297,7 @@ def enter_sandbox(
 # %% ../nbs/04a_sandbox.ipynb #13fd4ddc
 def _children(pid:int)->list[int]:
     "The children of `pid` (from /proc; a scan of every process where the kernel has no children files)."
+    if not os.path.isdir('/proc'): return []   # not Linux: the process group is all there is
     try: return [int(c) for t in os.listdir(f'/proc/{pid}/task') for c in _read(f'/proc/{pid}/task/{t}/children').split()]
     except FileNotFoundError: pass
     except OSError: return []
