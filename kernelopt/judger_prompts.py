@@ -58,13 +58,8 @@ FIELD_UNITS = {  # roofline fields whose unit is not in their name: name -> (lab
 def label_and_unit(name:str)->tuple[str, str]:
     "Human label and unit of a field: from `FIELD_UNITS`, else from its unit suffix (`l2_cache_mb` -> ('L2 cache', 'MB'))."
     if name in FIELD_UNITS: return FIELD_UNITS[name]
-    unit = ""
-    for suffix, u in UNIT_SUFFIXES:
-        if name.endswith(suffix) and len(name) > len(suffix):
-            name, unit = name[:-len(suffix)], u
-            break
-    words = [_WORDS.get(w, w) for w in name.split("_") if w]
-    label = " ".join(words)
+    suffix, unit = next(((s, u) for s, u in UNIT_SUFFIXES if name.endswith(s) and len(name) > len(s)), ("", ""))
+    label = " ".join(_WORDS.get(w, w) for w in name[:len(name) - len(suffix)].split("_") if w)
     return label[:1].upper() + label[1:], unit
 
 # %% ../nbs/16_judger_prompts.ipynb #6e3948bb
