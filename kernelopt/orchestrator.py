@@ -150,7 +150,8 @@ class OptimizationOrchestrator:
         self.progress = progress or (lambda stage, round, index: None)
         self.ledger = RunLedger(work_dir).create()
         if self.ledger.exists() and not resume:
-            raise LedgerError(f"{self.ledger.dir} already holds a run; resume it (resume=True, --resume) or choose another folder (--out)")
+            now = f"that process {h['pid']} is running now: wait for it" if (h := self.ledger.holder()) else "; resume it (resume=True, --resume)"
+            raise LedgerError(f"{self.ledger.dir} already holds a run{' ' if h else ''}{now} or choose another folder (--out)")
         self.provider = self._make_provider(provider, budget)
         if hasattr(self.provider, 'check_settings'): self.provider.check_settings(self.settings())
         self._benchmark, self._peaks = benchmark, peaks
