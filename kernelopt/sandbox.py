@@ -171,13 +171,13 @@ def _join_pids_cgroup(max_processes:int)->bool:
 # %% ../nbs/04a_sandbox.ipynb #3564de49
 @dataclass
 class SandboxCapabilities:
-    "What this machine lets an unprivileged-or-not worker sandbox enforce, found by trying it."
+    "What this machine lets the sandbox enforce, found by trying it."
     platform:str             # sys.platform
     namespaces:bool          # user + mount + PID + network namespaces can be created
     readonly_mounts:bool     # and the file system can be made read-only inside them, except the scratch folders
     private_proc:bool        # and the worker gets a /proc showing only its own processes
     pids_cgroup:bool         # a pids cgroup can be created (needs root or a delegated cgroup)
-    pdeathsig:bool           # prctl(_PR_SET_PDEATHSIG) exists (Linux)
+    pdeathsig:bool           # prctl(PR_SET_PDEATHSIG) exists (Linux)
     mode:str                 # what mode='auto' uses: 'namespaces' or 'process_group'
     reason:str = ''          # why namespaces are not used, when they are not
 
@@ -297,7 +297,7 @@ def enter_sandbox(
 # %% ../nbs/04a_sandbox.ipynb #13fd4ddc
 def _children(pid:int)->list[int]:
     "The children of `pid` (from /proc; a scan of every process where the kernel has no children files)."
-    if not os.path.isdir('/proc'): return []   # not Linux: the process group is all there is
+    if not os.path.isdir(f'/proc/{pid}/task'): return []   # gone, not visible from here, or not Linux
     try: return [int(c) for t in os.listdir(f'/proc/{pid}/task') for c in _read(f'/proc/{pid}/task/{t}/children').split()]
     except FileNotFoundError: pass
     except OSError: return []
