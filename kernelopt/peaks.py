@@ -48,8 +48,9 @@ class HardwarePeaks:
     @property
     def provenance(self) -> str:
         "Where the roofs come from: date, sizes and method of a measurement, or the datasheet."
-        if self.source != 'measured': return f"{self.source}: {self.method or self.device}"
-        return f"measured {self.measured_at or '(date unknown)'}: {self.method or '(method unknown)'}"
+        if self.source != 'measured': return self.method or f"{self.source} of {self.device}"
+        if not (self.measured_at or self.method): return "measured; date and method not recorded"
+        return f"measured {self.measured_at or '(date not recorded)'}: {self.method or '(method not recorded)'}"
 
     def to_text(self) -> str:
         "What `kernelopt peaks` prints."

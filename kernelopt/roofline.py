@@ -21,7 +21,7 @@ from .peaks import HardwarePeaks, floor_time_s, roofs_for
 
 # %% auto #0
 __all__ = ['SOURCES', 'RooflinePoint', 'roofline_point', 'point_from_ncu', 'OpPoint', 'profile_model_roofline', 'format_quantity',
-           'ModelRoofline', 'drawable_point', 'plot_roofline']
+           'format_seconds', 'ModelRoofline', 'drawable_point', 'plot_roofline']
 
 # %% ../nbs/13_roofline.ipynb #7af6b493
 SOURCES = ('analytic', 'model', 'ncu')
@@ -219,6 +219,12 @@ def format_quantity(x:float|None, unit:str) -> str:
         if abs(x) >= p: return f"{x / p:.3g} {s}{unit}"
     return f"{x:.3g} {unit}"
 
+def format_seconds(t:float|None) -> str:
+    "A duration with a readable unit: 0.0001125 -> '112 µs'; None -> '-'."
+    if t is None or (isinstance(t, float) and math.isnan(t)): return '-'
+    f, u = next(((f, u) for f, u in ((1, 's'), (1e-3, 'ms'), (1e-6, 'µs')) if abs(t) >= f), (1e-9, 'ns'))
+    return f"{t / f:.3g} {u}"
+
 # %% ../nbs/13_roofline.ipynb #55c02c21
 @dataclass
 class ModelRoofline:
@@ -266,7 +272,7 @@ class ModelRoofline:
 def to_text(self:ModelRoofline, top:int=15) -> str:
     "The `top` slowest op calls as a table, with the roofs and the coverage: what `kernelopt roofline` prints."
     df = self.summary(top)
-    rows = [(r.module, r.op, format_quantity(r.flops, 'FLOP'), format_quantity(r.bytes, 'B'), format_quantity(r.time_s * 1e6, 'µs'),
+    rows = [(r.module, r.op, format_quantity(r.flops, 'FLOP'), format_quantity(r.bytes, 'B'), format_seconds(r.time_s),
              '-' if r.arithmetic_intensity is None or math.isnan(r.arithmetic_intensity) else f"{r.arithmetic_intensity:.3g}",
              r.bound, '-' if r.pct_of_roof is None or math.isnan(r.pct_of_roof) else f"{r.pct_of_roof:.1f}%")
             for r in df.itertuples()]
@@ -274,7 +280,7 @@ def to_text(self:ModelRoofline, top:int=15) -> str:
     w = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
     fmt = lambda r: '  '.join(str(x).ljust(n) if i < 2 or i == 6 else str(x).rjust(n) for i, (x, n) in enumerate(zip(r, w)))
     lines = [f"roofs: {self.peaks.label}, ridge {self.peaks.ridge_point:.3g} FLOP/B ({self.peaks.provenance})", fmt(head), *map(fmt, rows),
-             f"{len(self.points)} op calls, {format_quantity(self.flops, 'FLOP')}, {format_quantity(self.total_time_s * 1e3, 'ms')} in all; "
+             f"{len(self.points)} op calls, {format_quantity(self.flops, 'FLOP')}, {format_seconds(self.total_time_s)} in all; "
              f"compulsory bytes {format_quantity(self.compulsory_bytes, 'B')}; coverage {self.coverage_pct:.2f}% of the time has known FLOPs"]
     return '\n'.join(lines + [f"warning: {x}" for x in self.warnings])
 
@@ -339,7 +345,7 @@ def plot_roofline(
             x=[p.arithmetic_intensity for p in ps], y=[p.achieved_flops for p in ps], name=f"{bound}-bound",
             mode='markers+text' if label_points else 'markers', text=[p.name for p in ps], textposition='top center',
             marker=dict(color=_COLORS[bound], size=9, opacity=0.85, line=dict(color='white', width=0.5)),
-            customdata=[[p.name, format_quantity(p.time_s * 1e6, 'µs'), p.pct_of_roof, format_quantity(p.achieved_flops, 'FLOP/s'),
+            customdata=[[p.name, format_seconds(p.time_s), p.pct_of_roof, format_quantity(p.achieved_flops, 'FLOP/s'),
                          format_quantity(p.achieved_bandwidth, 'B/s')] for p in ps],
             hovertemplate="%{customdata[0]}<br>AI %{x:.3g} FLOP/B<br>%{customdata[3]}, %{customdata[4]}<br>"
                           "%{customdata[1]}, %{customdata[2]:.1f}% of roof<extra></extra>"))
