@@ -148,12 +148,12 @@ class OptimizationOrchestrator:
         self.resume_run, self.compile_baseline, self.allow_tf32 = resume, compile_baseline, allow_tf32
         self.warmup, self.trials, self.verify_trials, self.timeout_s = warmup, trials, verify_trials, timeout_s
         self.progress = progress or (lambda stage, round, index: None)
-        self.ledger = RunLedger(work_dir).create()
+        self.provider = self._make_provider(provider, budget)
+        if hasattr(self.provider, 'check_settings'): self.provider.check_settings(self.settings())
+        self.ledger = RunLedger(work_dir).create()   # last: input refused above leaves no folder behind
         if self.ledger.exists() and not resume:
             now = f"that process {h['pid']} is running now: wait for it" if (h := self.ledger.holder()) else "; resume it (resume=True, --resume)"
             raise LedgerError(f"{self.ledger.dir} already holds a run{' ' if h else ''}{now} or choose another folder (--out)")
-        self.provider = self._make_provider(provider, budget)
-        if hasattr(self.provider, 'check_settings'): self.provider.check_settings(self.settings())
         self._benchmark, self._peaks = benchmark, peaks
         self.verify = verifier or partial(verify_code, device=self.device, trials=verify_trials, extra_shapes=self.extra_shapes,
                                           allowed_ops=self.allowed_ops, allow_tf32=allow_tf32, timeout_s=timeout_s)
