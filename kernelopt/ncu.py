@@ -353,17 +353,27 @@ def _from_json(doc, path) -> dict[str, dict[str, float]]:
     return out
 
 # %% ../nbs/14_ncu.ipynb #e14a0c03
+def _import_report(p:Path, ncu_bin:str|None) -> pd.DataFrame:
+    "An .ncu-rep read by `ncu --import ... --csv --page raw`, for machines with ncu but without its Python module."
+    try: ncu = find_ncu(ncu_bin)
+    except NCUNotFoundError:
+        raise _bad(p, "an .ncu-rep report needs Nsight Compute to read it: ncu on PATH, or its ncu_report Python module "
+                      "(pip install ncu-report)") from None
+    r = subprocess.run([ncu, '--import', str(p), '--csv', '--page', 'raw'], capture_output=True, text=True, timeout=300)
+    try: return parse_ncu_csv(r.stdout)
+    except NCUParseError: raise _bad(p, f"ncu --import could not read it: {(r.stderr or r.stdout).strip()[-300:]}") from None
+
 def read_metrics(
     path:str|Path,           # an ncu CSV (raw or details page), an .ncu-rep report, or a KernelAgent JSON
     aggregate:str='median',  # how launches of one kernel combine: 'median', 'last' or 'max_duration'
+    ncu_bin:str|None=None,   # ncu to read an .ncu-rep with when the ncu_report module is missing (None: find_ncu)
 ) -> dict[str, dict[str, float]]: # kernel name -> {metric: value}, values in the schema's base units
     "Flat metrics per kernel from any file Nsight Compute (or a peer that ran it) wrote."
     p = Path(path)
     if not p.is_file(): raise _bad(path, 'no such file')
     if p.suffix == '.ncu-rep':
         try: df = load_ncu_report(p)
-        except ImportError: raise _bad(path, "an .ncu-rep report, but NVIDIA's ncu_report module is not importable "
-                                             "(pip install ncu-report, or add <ncu install>/extras/python to sys.path)") from None
+        except ImportError: df = _import_report(p, ncu_bin)
     else:
         text = p.read_text(errors='replace')
         if text.lstrip().startswith('{'):
