@@ -17,7 +17,8 @@ from .isolate import GPULock, GPULockTimeout, run_isolated   # GPULock: part of 
 from .trace import OpTracer
 from .flops import op_flops, problem_flops_bytes
 from .peaks import HardwarePeaks, measure_peaks, roofs_for, floor_time_s
-from .verify import audit_call, benchmark_check, speed_plausibility
+from .verify_worker import audit_call
+from .verify import benchmark_check, speed_plausibility
 
 # %% auto #0
 __all__ = ['STATUSES', 'TimingNoiseWarning', 'TimingStats', 'compute_timing_stats', 'time_on_host', 'SideStreamWarning',
@@ -447,7 +448,6 @@ def _run(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|None
             base.warnings += [f"{who}: {x.message}" for x in w]
     return base
 
-# %% ../nbs/11_benchmark.ipynb #c6a69a5f
 def _reference(self:Benchmark, problem:Problem, baseline:str) -> tuple[BenchmarkResult, str]:
     "Time the reference once per (problem, sizes, baseline); return its result and the path of its check outputs."
     if baseline not in ('eager', 'compile'): raise ProblemError(f"unknown baseline {baseline!r}; expected 'eager' or 'compile'")

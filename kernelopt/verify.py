@@ -4,157 +4,25 @@
 
 # %% ../nbs/10_verify.ipynb #ebeb966e
 from __future__ import annotations
-import contextlib, hashlib, math, os, sys, tempfile, time
+import contextlib, math, secrets, tempfile, time
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Callable
 import torch
 from fastcore.basics import patch
 from .problem import Problem, Candidate, ProblemError, load_problem, load_candidate, parse_overrides
-from .device import parse_dtype, dtype_name, resolve_device, tf32_mode
+from .device import parse_dtype, dtype_name, resolve_device
 from .compare import (Tolerance, TOLERANCES, tolerance_for, OutputComparison, compare_output, as_outputs,
-                               aliased_inputs, output_form_problems, check_outputs, json_safe)
-from .isolate import run_isolated
-from .trace import (LaunchCounter, OpTracer, install_triton_hooks, remove_triton_hooks, triton_hooks_intact,
-                             harness_snapshot, replaced_attributes, concurrency_snapshot, leftover_concurrency,
-                             ALWAYS_ALLOWED_OPS, WATCHED_NAMESPACES, fill_bytes)
-from .flops import op_flops
+                               output_form_problems, form_problems, check_outputs, json_safe)
+from .isolate import run_isolated, ChannelError
+from .trace import ALWAYS_ALLOWED_OPS
 from .source_scan import scan_source
+from .verify_worker import (PREFILL_PATTERNS, pattern_fraction, FAMILY_OF, normalize_op, reference_ops_used,
+                                     TORCH_WORK_MAX_PCT, torch_work_pct, audit_call)
 
 # %% auto #0
-__all__ = ['PREFILL_PATTERNS', 'OP_FAMILIES', 'TORCH_WORK_MAX_PCT', 'KERNELOPT_NAMESPACES', 'WATCHED', 'CHECKS', 'N_ROTATIONS',
-           'EXTRA_TRIALS', 'STATUSES', 'MIN_TRIALS', 'input_snapshot', 'changed_inputs', 'prefill_free_memory',
-           'pattern_fraction', 'reference_ops_used', 'torch_work_pct', 'audit_call', 'VerificationResult',
-           'verify_kernel', 'RefinementHistory', 'verify_with_refinement', 'Plausibility', 'speed_plausibility',
-           'benchmark_check']
-
-# %% ../nbs/10_verify.ipynb #64ca6a7f
-def input_snapshot(inputs:list) -> list:
-    "Bit-exact copies of the tensor inputs (None for other values)."
-    return [x.detach().clone() if isinstance(x, torch.Tensor) else None for x in inputs]
-
-def _bits(t:torch.Tensor) -> torch.Tensor:
-    return t.detach().contiguous().reshape(-1).view(torch.uint8)
-
-def changed_inputs(before:list, inputs:list) -> list[int]:
-    "Indices of the tensor inputs that differ, bit for bit, from their snapshot."
-    return [i for i, (b, x) in enumerate(zip(before, inputs))
-            if b is not None and (b.shape != x.shape or b.dtype != x.dtype or not torch.equal(_bits(b), _bits(x)))]
-
-# %% ../nbs/10_verify.ipynb #4ec8ad15
-PREFILL_PATTERNS = (0xFF, 0x42)   # byte values: 0xFF.. is NaN in every float format; 0x42424242 is 48.6 in float32
-
-_MALLOC_TUNED = []
-
-def _keep_freed_memory_in_heap():
-    "CPU: make glibc keep freed blocks (up to 32 MiB) in its heap, so the next allocation recycles them."
-    if _MALLOC_TUNED or not sys.platform.startswith('linux'): return
-    _MALLOC_TUNED.append(True)
-    try:
-        import ctypes
-        libc = ctypes.CDLL(None)
-        libc.mallopt(-3, 32 * 1024 * 1024)   # M_MMAP_THRESHOLD: no fresh (zeroed) mmap below 32 MiB
-        libc.mallopt(-1, 1 << 30)            # M_TRIM_THRESHOLD: do not give freed memory back to the OS
-    except (OSError, AttributeError): pass
-
-def prefill_free_memory(
-    device:str|torch.device,   # where the candidate will allocate
-    pattern:int,               # byte value to fill with, e.g. 0xFF
-    sizes_bytes:list,          # sizes of the blocks the candidate is likely to allocate (its outputs)
-    copies:int=16,             # blocks of each size
-):
-    "Fill the memory the allocator will hand out next with `pattern`, so unwritten outputs show it."
-    device = torch.device(device)
-    blocks = [int(n) for n in sizes_bytes for _ in range(copies) if n > 0]
-    if device.type == 'cuda':
-        torch.cuda.synchronize(device)
-        blocks += [b['size'] for seg in torch.cuda.memory_snapshot() if seg.get('device') == (device.index or 0)
-                   for b in seg['blocks'] if b['state'] == 'inactive']
-    else: _keep_freed_memory_in_heap()
-    held = []
-    for n in blocks:   # allocating first drains the free blocks that fit, so stale ones get the pattern too
-        t = torch.empty(n, dtype=torch.uint8, device=device); t.fill_(pattern); held.append(t)
-    if device.type == 'cuda': torch.cuda.synchronize(device)
-    del held
-
-def pattern_fraction(
-    out:torch.Tensor,   # an output
-    pattern:int,        # the byte value memory was pre-filled with
-    ref:torch.Tensor|None=None,  # the reference output: elements where it holds the pattern itself are not counted
-)->float:               # fraction of the elements whose every byte is `pattern`
-    "Fraction of an output's elements that still hold the pre-fill pattern: never written."
-    if not isinstance(out, torch.Tensor) or out.numel() == 0: return 0.0
-    def hit(t): return (t.detach().reshape(-1).contiguous().view(torch.uint8).reshape(t.numel(), -1) == pattern).all(dim=1)
-    h = hit(out)
-    if isinstance(ref, torch.Tensor) and ref.shape == out.shape and ref.dtype == out.dtype: h &= ~hit(ref)
-    return float(h.float().mean())
-
-# %% ../nbs/10_verify.ipynb #c1036eea
-OP_FAMILIES = {
-    'matmul': 'mm addmm bmm baddbmm addbmm matmul linear mv addmv dot vdot _scaled_mm _int_mm',
-    'convolution': 'convolution _convolution conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d '
-                   'cudnn_convolution mkldnn_convolution _slow_conv2d_forward slow_conv3d_forward',
-    'softmax': '_softmax _log_softmax softmax log_softmax _safe_softmax',
-    'normalization': 'native_layer_norm native_batch_norm _native_batch_norm_legit _native_batch_norm_legit_no_training '
-                     'native_group_norm _fused_rms_norm rms_norm layer_norm batch_norm group_norm instance_norm',
-    'attention': '_scaled_dot_product_flash_attention _scaled_dot_product_efficient_attention '
-                 '_scaled_dot_product_cudnn_attention _scaled_dot_product_attention_math scaled_dot_product_attention',
-}
-_FAMILY_OF = {f"aten::{op}": fam for fam, ops in OP_FAMILIES.items() for op in ops.split()}
-
-def _normalize_op(name:str) -> str:
-    "'_softmax', 'aten._softmax', 'aten::_softmax.default' -> 'aten::_softmax'."
-    name = name.strip().replace('aten.', 'aten::', 1)
-    if '::' not in name: name = 'aten::' + name
-    return name.split('.')[0]
-
-def reference_ops_used(
-    candidate_ops:set,      # `OpTracer.compute_ops()` of the candidate's call
-    reference_ops:set,      # `OpTracer.compute_ops()` of the reference's call
-    allowed_ops=(),         # ops the user allows, e.g. ["aten::addmm"] or ["_softmax"]
-)->list[str]:               # the candidate's ops that stand in for the reference's own, sorted
-    "The candidate's compute ops that the reference also runs (by family), less the allowed ones."
-    allowed = {_normalize_op(o) for o in allowed_ops}
-    ref_families = {_FAMILY_OF.get(o, o) for o in reference_ops if o not in allowed}
-    return sorted(o for o in candidate_ops if o not in allowed and _FAMILY_OF.get(o, o) in ref_families)
-
-TORCH_WORK_MAX_PCT = 10.0   # the candidate's own torch compute ops may do at most this share of the reference's FLOPs
-
-def torch_work_pct(
-    candidate_flops:dict,   # `OpTracer(flop_counter=op_flops).flops` of the candidate's call
-    reference_flops:float,  # total FLOPs of the reference's call, traced the same way
-    allowed_ops=(),         # ops the user allows; their FLOPs are not counted
-)->float:                   # percent of the reference's FLOPs; inf when the reference has none and the candidate some
-    "Share of the reference's work, in FLOPs, that the candidate does with torch ops instead of its own kernels."
-    allowed = {_normalize_op(o) for o in allowed_ops}
-    own = sum(f for o, f in candidate_flops.items() if o not in allowed)
-    if reference_flops > 0: return 100.0 * own / reference_flops
-    return 0.0 if own == 0 else float('inf')
-
-# %% ../nbs/10_verify.ipynb #4908cec5
-@contextlib.contextmanager
-def audit_call(
-    problems:list,           # why the call's work is not the candidate's kernels' is appended here
-    reference_ops:set,       # `OpTracer.compute_ops()` of a reference call
-    reference_flops:float,   # its FLOPs (`OpTracer(flop_counter=op_flops)`)
-    allowed_ops=(),          # ops the user allows
-    label:str='the call',
-):
-    "Trace one call: it must launch a Triton kernel, run none of the reference's ops, and leave at most TORCH_WORK_MAX_PCT to torch."
-    installed = triton_hooks_intact()
-    with LaunchCounter() as lc, OpTracer(flop_counter=op_flops) as tr: yield
-    if not installed: remove_triton_hooks()
-    used = reference_ops_used(tr.compute_ops(), reference_ops, allowed_ops)
-    pct = torch_work_pct(tr.flops, reference_flops, allowed_ops)
-    if lc.count == 0: problems.append(f"{label} launched no Triton kernel")
-    if used: problems.append(f"{label} ran the reference's own {', '.join(used)}")
-    if pct > TORCH_WORK_MAX_PCT: problems.append(f"torch ops did {pct:.0f}% of the reference's FLOPs in {label}")
-    if tr.host_copies: problems.append(f"{label} copied a device tensor to the host")
-
-# %% ../nbs/10_verify.ipynb #afa1f222
-KERNELOPT_NAMESPACES = ('kernelopt.problem', 'kernelopt.device', 'kernelopt.compare', 'kernelopt.isolate', 'kernelopt.trace',
-                        'kernelopt.flops', 'kernelopt.source_scan', 'kernelopt.verify')
-WATCHED = WATCHED_NAMESPACES + KERNELOPT_NAMESPACES   # what the verifying process watches
+__all__ = ['CHECKS', 'N_ROTATIONS', 'EXTRA_TRIALS', 'STATUSES', 'MIN_TRIALS', 'VerificationResult', 'verify_kernel',
+           'RefinementHistory', 'verify_with_refinement', 'Plausibility', 'speed_plausibility', 'benchmark_check']
 
 # %% ../nbs/10_verify.ipynb #61691e70
 CHECKS = {  # name -> what holds when it passes
@@ -194,297 +62,189 @@ class _Log:
             else: out[k] = dict(passed=None, detail='not run')
         return out
 
-def _sha(outs) -> str:
-    h = hashlib.sha256()
-    for o in outs:
-        if isinstance(o, torch.Tensor): h.update(_bits(o.detach().cpu()).numpy().tobytes())
-        else: h.update(repr(o).encode())
-    return h.hexdigest()
-
 def _shape_label(extra:dict) -> str: return ', '.join(f"{k}={v}" for k, v in extra.items())
 
 # %% ../nbs/10_verify.ipynb #af597195
-@dataclass
-class _Ref:
-    "The reference's answer for one seed at one shape, computed before the candidate was imported."
-    seed:int
-    outs:list
-    aliases:set
-    mutates:bool
-
-def _reference_pass(problem:Problem, model, seeds, device, dtype, sync, tracer=None) -> list[_Ref]:
-    refs = []
-    for i, s in enumerate(seeds):
-        inputs = problem.make_inputs(device, dtype, s)
-        before = input_snapshot(inputs)
-        with (tracer if tracer is not None and i == 0 else contextlib.nullcontext()):
-            outs = as_outputs(model(*inputs))
-        sync()
-        refs.append(_Ref(s, [o.detach() if isinstance(o, torch.Tensor) else o for o in outs],
-                         aliased_inputs(outs, inputs), bool(changed_inputs(before, inputs))))
-    return refs
-
-# %% ../nbs/10_verify.ipynb #df9ce833
-class _Session:
-    "One verification in the child process: references, the candidate, and every check."
-    def __init__(self, p:dict):
-        self.p, self.log = p, _Log()
-        self.device = torch.device(p['device'])
-        self.on_cuda = self.device.type == 'cuda'
-        if self.on_cuda: torch.cuda.set_device(self.device)
-        cuda_sync = torch.cuda.synchronize   # bound now, before any candidate code can replace it
-        self.sync = (lambda: cuda_sync()) if self.on_cuda else (lambda: None)
-        self.allowed_ops = p.get('allowed_ops', [])
-        self.calls, self.rel_err, self.max_abs_err, self.det_diff, self.torch_pct = 0, 0.0, 0.0, None, 0.0
-
-    def prepare(self):
-        p = self.p
-        self.problem = load_problem(p['problem_path'], p.get('overrides'), source=p.get('problem_source'))
-        self.dtype = parse_dtype(p['dtype']) if p.get('dtype') else self.problem.dtype
-        self.tol = tolerance_for(self.dtype, p.get('allow_tf32', False))
-        trials = p['trials']
-        self.trial_seeds = list(range(trials))
-        self.rot_seeds = list(range(trials, trials + N_ROTATIONS))
-        self.model = self.problem.make_model(self.device, self.dtype, seed=0)
-        self.ref_tracer = OpTracer(flop_counter=op_flops)
-        refs = _reference_pass(self.problem, self.model, self.trial_seeds + self.rot_seeds, self.device, self.dtype,
-                               self.sync, self.ref_tracer)
-        self.refs = {s: r for s, r in zip(self.trial_seeds + self.rot_seeds, refs)}
-        self.ref_ops = self.ref_tracer.compute_ops()
-        self.ref_flops = sum(self.ref_tracer.flops.values())
-        self.shapes = []
-        for extra in p.get('extra_shapes', []):
-            prob = load_problem(p['problem_path'], {**(p.get('overrides') or {}), **extra}, source=p.get('problem_source'))
-            model = prob.make_model(self.device, self.dtype, seed=0)
-            seeds = [100 + k for k in range(EXTRA_TRIALS)]
-            tr = OpTracer(flop_counter=op_flops)
-            refs = dict(zip(seeds, _reference_pass(prob, model, seeds, self.device, self.dtype, self.sync, tr)))
-            self.shapes.append((_shape_label(extra), prob, model, refs, sum(tr.flops.values())))
-        self.fingerprint = self._ref_fingerprint()
-        self.harness = harness_snapshot(WATCHED)
-        self.threads = concurrency_snapshot()
-        self.stream = torch.cuda.current_stream(self.device).cuda_stream if self.on_cuda else None
-
-    def _all_refs(self):
-        yield from self.refs.values()
-        for _, _, _, refs, _ in self.shapes: yield from refs.values()
-
-    def _ref_fingerprint(self) -> str: return _sha([o for r in self._all_refs() for o in r.outs])
-
-# %% ../nbs/10_verify.ipynb #843847f1
 def _worst(a:float, b:float) -> float:
     "The larger error; NaN (not measurable) wins."
     return math.nan if math.isnan(a) or math.isnan(b) else max(a, b)
 
-@patch
-def integrity(self:_Session, when:str, warmup:bool=False):
-    bad = replaced_attributes(self.harness)
-    if bad: self.log.bad('timing_integrity', f"replaced {', '.join(bad[:4])}{' and more' if len(bad) > 4 else ''} ({when})")
-    elif not triton_hooks_intact(): self.log.bad('timing_integrity', f"removed kernelopt's Triton launch hooks ({when})")
-    else: self.log.ok('timing_integrity')
-    left = leftover_concurrency(self.threads)
-    if left and warmup and all(x.startswith('OS thread') for x in left):
-        # native threads started by the import or the first call (Triton's compiler, CUDA module loading, BLAS
-        # pools) are runtime warm-up: accepted once, and named in the detail
-        self.threads['os'] |= {x.split()[-1] for x in left}
-        self.log.ok('no_concurrency', f"accepted {len(left)} native thread(s) started while warming up")
-    elif left: self.log.bad('no_concurrency', f"left {', '.join(left)} running {when}: work must be finished when the call returns")
-    else: self.log.ok('no_concurrency')
+class _CandidateFailed(Exception): "The candidate raised: the sequence of calls stops."
 
-@patch
-def call(self:_Session, fn, inputs, pattern:int, out_bytes:list):
-    "Call the candidate once under every monitor; return (outputs, launches, tracer, changed inputs)."
-    prefill_free_memory(self.device, pattern, out_bytes)
-    before = input_snapshot(inputs)
-    self.calls += 1
-    with torch.no_grad(), LaunchCounter() as lc, OpTracer(fill_pattern=pattern, flop_counter=op_flops) as tr:
-        outs = as_outputs(fn(*inputs))
-    self.sync()   # device-wide: every stream, before any output is read
-    return outs, lc, tr, changed_inputs(before, inputs)
+class _Judge:
+    "The parent's side of one verification: the reference's answers, the calls to ask for, and every check."
+    def __init__(self, p:dict, shapes:list, labels:list):
+        self.p, self.shapes, self.labels, self.log = p, shapes, labels, _Log()   # shapes: the reference process's answers
+        self.tol = tolerance_for(p['dtype'], p.get('allow_tf32', False))
+        self.allowed_ops, self.on_cuda = p.get('allowed_ops', []), p['device'].startswith('cuda')
+        self.calls, self.rel_err, self.max_abs_err, self.det_diff, self.torch_pct = 0, 0.0, 0.0, None, 0.0
 
+    def ask(self, chan, deadline, shape:int, ref:dict, pattern:int, buffers:str='new') -> dict:
+        "One call of the candidate, as the worker reports it; an exception of the candidate stops the sequence."
+        out_bytes = [o.numel() * o.element_size() for o in ref['outs'] if isinstance(o, torch.Tensor)]
+        chan.send(dict(op='call', shape=shape, seed=ref['seed'], pattern=pattern, buffers=buffers, out_bytes=out_bytes))
+        rep = chan.recv(deadline)
+        if not isinstance(rep, dict): raise ChannelError("a reply that is not a dict")
+        self.calls += 1
+        if rep.get('error'): raise _CandidateFailed(rep['error'])
+        return rep
+
+    def integrity(self, rep:dict, when:str):
+        "The harness names, launch hooks, torch modes and threads the worker reported."
+        bad, modes = rep.get('replaced') or [], rep.get('modes') or []
+        if bad: self.log.bad('timing_integrity', f"replaced {', '.join(bad[:4])}{' and more' if len(bad) > 4 else ''} ({when})")
+        elif not rep.get('hooks'): self.log.bad('timing_integrity', f"removed kernelopt's Triton launch hooks ({when})")
+        elif modes: self.log.bad('timing_integrity', f"left torch modes active ({', '.join(modes)}) {when}: they see and change every op")
+        else: self.log.ok('timing_integrity')
+        if rep.get('leftover'):
+            self.log.bad('no_concurrency', f"left {', '.join(rep['leftover'])} running {when}: work must be finished when the call returns")
+        else: self.log.ok('no_concurrency', f"accepted {len(rep['accepted'])} native thread(s) started while warming up" if rep.get('accepted') else None)
+
+# %% ../nbs/10_verify.ipynb #843847f1
 @patch
-def check_call(self:_Session, label, outs, lc, tr, changed, inputs, ref:_Ref, pattern, value_check:str, earlier=(), ref_flops=None):
-    log = self.log
-    if lc.count == 0: log.bad('triton_launches', f"no custom kernel ran in {label}")
-    else: log.ok('triton_launches', f"{lc.count} launch(es) per call of {', '.join(lc.names)}")
-    if self.on_cuda:
-        other = {s for _, s in lc.launches if s is not None and s != self.stream}
-        if other: log.bad('no_concurrency', f"launched kernels on a stream other than the current one in {label}")
-    used = reference_ops_used(tr.compute_ops(), self.ref_ops, self.allowed_ops)
-    if used: log.bad('no_reference_ops', "calls " + '; '.join(self._describe_op(o) for o in used))
+def check_call(self:_Judge, label, rep, shape:int, ref:dict, pattern:int, value_check:str, earlier=()):
+    "Every per-call check on what the worker reported for one call."
+    log, sh = self.log, self.shapes[shape]
+    names = sorted({n for n, _ in rep['launches']})
+    if not rep['launches']: log.bad('triton_launches', f"no custom kernel ran in {label}")
+    else: log.ok('triton_launches', f"{len(rep['launches'])} launch(es) per call of {', '.join(names)}")
+    if self.on_cuda and {s for _, s in rep['launches'] if s is not None and s != rep.get('stream')}:
+        log.bad('no_concurrency', f"launched kernels on a stream other than the current one in {label}")
+    compute = {o for o in rep['ops'] if o not in ALWAYS_ALLOWED_OPS and o not in set(rep['views'])}
+    used = reference_ops_used(compute, set(sh['ops']), self.allowed_ops)
+    if used: log.bad('no_reference_ops', "calls " + '; '.join(self._describe_op(o, set(sh['ops'])) for o in used))
     else: log.ok('no_reference_ops')
-    self.check_work(label, tr, self.ref_flops if ref_flops is None else ref_flops)
-    if changed and not ref.mutates:
-        log.bad('inputs_untouched', f"modified input {', '.join(map(str, changed))} in {label}")
+    self.check_work(label, rep['flops'], rep['host_copies'], sh['flops'])
+    if rep['changed'] and not ref['mutates']: log.bad('inputs_untouched', f"modified input {', '.join(map(str, rep['changed']))} in {label}")
     else: log.ok('inputs_untouched')
-    self.integrity(f"after {label}", warmup=self.calls == 1)
-    form = output_form_problems(outs, ref.outs, inputs, ref.aliases)
+    self.integrity(rep, f"after {label}")
+    form = form_problems(rep['described'], ref['described'], rep['aliases'], ref['aliases'])
     for f in form: log.bad('output_form', f)
-    if not form: log.ok('output_form')
-    comparable = len(outs) == len(ref.outs) and all(type(o) is torch.Tensor and o.shape == r.shape and o.dtype == r.dtype
-                                                    for o, r in zip(outs, ref.outs))
-    if not comparable: return outs   # a subclass may run code when read: its values are not looked at
-    unwritten = max(pattern_fraction(o, pattern, r) for o, r in zip(outs, ref.outs))
+    if form: return
+    log.ok('output_form')
+    outs = rep['outputs']
+    unwritten = max((pattern_fraction(o, pattern, r) for o, r in zip(outs, ref['outs'])), default=0.0)
     if unwritten > 0:
         log.bad('outputs_written' if value_check != 'extra_shapes' else 'extra_shapes',
                 f"{unwritten:.0%} of the output still held the pre-fill pattern 0x{pattern:02X} after {label}: never written")
     else: log.ok('outputs_written')
-    for o, r in zip(outs, ref.outs):
+    self.check_values(label, outs, ref, value_check, earlier)
+
+# %% ../nbs/10_verify.ipynb #16e516d1
+@patch
+def check_values(self:_Judge, label, outs, ref, value_check, earlier):
+    "Compare with the reference's answer; a wrong answer that is an earlier call's answer is named as reuse."
+    log = self.log
+    for o, r in zip(outs, ref['outs']):
+        if not isinstance(r, torch.Tensor): continue
         c = compare_output(o, r, self.tol)
         if value_check == 'correctness':
             self.rel_err, self.max_abs_err = _worst(self.rel_err, c.rel_err), _worst(self.max_abs_err, c.max_abs_err)
         if c.ok: continue
-        stale = next((e for e in earlier if e.seed != ref.seed and self._same_answer(outs, e.outs)), None)
+        stale = next((e for e in earlier if e['seed'] != ref['seed'] and self._same_answer(outs, e['outs'])), None)
         if stale is not None:
-            log.bad('no_result_reuse', f"{label} returned the answer for the inputs of seed {stale.seed}: "
+            log.bad('no_result_reuse', f"{label} returned the answer for the inputs of an earlier call: "
                     "results are reused across calls (cached by pointer, shape or call count)")
             if value_check != 'no_result_reuse': log.bad(value_check, f"{label} returned an earlier call's answer")
-        elif value_check == 'no_result_reuse' and self.log.fail['correctness']:
+        elif value_check == 'no_result_reuse' and log.fail['correctness']:
             log.bad('correctness', f"{label}: {c.message}")   # wrong everywhere, not only on rotating inputs
         elif value_check == 'no_result_reuse':
-            log.bad(value_check, f"{label} is wrong although the trials were right ({c.message}): "
-                    "the answer depends on earlier calls")
-        else:
-            log.bad(value_check, f"{label}: {c.message}" + self._precision_hint(c))
-        break
-    else: log.ok(value_check)
-    return outs
+            log.bad(value_check, f"{label} is wrong although the trials were right ({c.message}): the answer depends on earlier calls")
+        else: log.bad(value_check, f"{label}: {c.message}" + self._precision_hint(c))
+        return
+    log.ok(value_check)
 
 @patch
-def check_work(self:_Session, label:str, tr:OpTracer, ref_flops:float):
+def check_work(self:_Judge, label:str, flops:dict, host_copies:int, ref_flops:float):
     "Fail `work_in_kernels` when torch ops do more than TORCH_WORK_MAX_PCT of the work, or a tensor goes to the host."
-    pct = torch_work_pct(tr.flops, ref_flops, self.allowed_ops)
+    pct = torch_work_pct(flops, ref_flops, self.allowed_ops)
     self.torch_pct = max(self.torch_pct, pct)
     if pct > TORCH_WORK_MAX_PCT:
-        allowed = {_normalize_op(o) for o in self.allowed_ops}
-        top = sorted(((f, o) for o, f in tr.flops.items() if o not in allowed), reverse=True)[:4]
+        allowed = {normalize_op(o) for o in self.allowed_ops}
+        top = sorted(((f, o) for o, f in flops.items() if o not in allowed), reverse=True)[:4]
         self.log.bad('work_in_kernels', f"torch ops outside the candidate's kernels do {pct:.0f}% of the reference's "
                      f"{ref_flops:.3g} FLOPs in {label} ({', '.join(f'{o} {f:.3g}' for f, o in top)}); at most "
                      f"{TORCH_WORK_MAX_PCT:g}% may be done outside them (or list the ops in allowed_ops)")
-    elif tr.host_copies:
-        self.log.bad('work_in_kernels', f"copied a device tensor to the host {tr.host_copies} time(s) in {label}: "
+    elif host_copies:
+        self.log.bad('work_in_kernels', f"copied a device tensor to the host {host_copies} time(s) in {label}: "
                      "work done on the host escapes both the kernels and the op tracer")
     else: self.log.ok('work_in_kernels')
 
 @patch
-def _describe_op(self:_Session, op:str) -> str:
-    if op in self.ref_ops: return f"the reference's own {op}"
-    fam = _FAMILY_OF.get(op)
-    return f"{op}, a {fam} op like the reference's own {', '.join(sorted(r for r in self.ref_ops if _FAMILY_OF.get(r) == fam))}"
+def _describe_op(self:_Judge, op:str, ref_ops:set) -> str:
+    if op in ref_ops: return f"the reference's own {op}"
+    fam = FAMILY_OF.get(op)
+    return f"{op}, a {fam} op like the reference's own {', '.join(sorted(r for r in ref_ops if FAMILY_OF.get(r) == fam))}"
 
 @patch
-def _same_answer(self:_Session, outs, refs) -> bool:
+def _same_answer(self:_Judge, outs, refs) -> bool:
     "Whether `outs` is the reference answer `refs` (a cheap look at the first elements, then the full comparison)."
     def near(a, b):
-        if not (isinstance(a, torch.Tensor) and a.shape == b.shape): return False
+        if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape): return False
         k = min(a.numel(), 256)
         return compare_output(a.reshape(-1)[:k], b.reshape(-1)[:k], self.tol).ok and compare_output(a, b, self.tol).ok
     return all(near(a, b) for a, b in zip(outs, refs))
 
 @patch
-def _precision_hint(self:_Session, c:OutputComparison) -> str:
-    if self.dtype == torch.float32 and not self.p.get('allow_tf32') and 1e-4 < c.rel_err < 3e-2:
+def _precision_hint(self:_Judge, c:OutputComparison) -> str:
+    if self.p['dtype'] == 'float32' and not self.p.get('allow_tf32') and 1e-4 < c.rel_err < 3e-2:
         return "; an error of this size is what computing in float16, bfloat16 or TF32 gives, inside a float32 problem"
     return ''
 
 # %% ../nbs/10_verify.ipynb #8d2dbbcf
 @patch
-def run(self:_Session) -> dict:
-    self.prepare()
-    self.cand = load_candidate(self.p['candidate_path'], source=self.p.get('candidate_source'))
-    try: fn = self.cand.make(self.model)   # the candidate's code runs from here on
-    except Exception as e:
-        self.log.bad('runs', f"building the candidate raised {type(e).__name__}: {e}"); return self.result()
-    self.integrity("after the candidate was imported", warmup=True)
-    try: self.run_calls(fn)
-    except Exception as e: self.log.bad('runs', f"the candidate raised {type(e).__name__}: {e}")
-    return self.result()
+def converse(self:_Judge, chan, deadline):
+    "The whole sequence, run in the parent while the worker runs: import, trials, repeat, rotating inputs, extra shapes."
+    try:
+        rep = chan.recv(deadline)
+        if rep.get('error'): self.log.bad('runs', rep['error']); return
+        self.integrity(rep, "after the candidate was imported")
+        try: self.run_calls(chan, deadline)
+        except _CandidateFailed as e: self.log.bad('runs', f"the candidate raised {e}")
+        chan.send(dict(op='stop'))
+    except (ChannelError, TimeoutError, OSError): raise
+    except Exception as e:   # a reply missing a field or of the wrong type: malformed, whoever wrote it
+        raise ChannelError(f"a reply the parent cannot read ({type(e).__name__}: {e})") from None
 
 @patch
-def out_bytes(self:_Session, ref:_Ref) -> list:
-    return [o.numel() * o.element_size() for o in ref.outs if isinstance(o, torch.Tensor)]
+def run_calls(self:_Judge, chan, deadline):
+    P, refs, log = PREFILL_PATTERNS, self.shapes[0]['refs'], self.log
+    trials, rots = refs[:self.p['trials']], refs[self.p['trials']:]
+    log.ok('runs')
+    first = None
+    for i, ref in enumerate(trials):   # fresh inputs per trial, all kept alive by the worker (distinct buffers)
+        rep = self.ask(chan, deadline, 0, ref, P[i % 2])
+        self.check_call(f"trial {i + 1}", rep, 0, ref, P[i % 2], 'correctness', trials[:i])
+        if i == 0: first = rep['outputs']
+    rep = self.ask(chan, deadline, 0, trials[0], P[1])   # determinism: trial 1 again, with the other pattern
+    self.check_call("a repeat of trial 1", rep, 0, trials[0], P[1], 'correctness')
+    self.determinism(first, rep['outputs'])
+    for mode in ('refill', 'new'):   # rotating inputs: the trial-1 buffers refilled in place, then new buffers
+        for k, ref in enumerate(rots):
+            rep = self.ask(chan, deadline, 0, ref, P[k % 2], mode)
+            self.check_call(f"rotating call {k + 1} ({mode} input buffers)", rep, 0, ref, P[k % 2], 'no_result_reuse',
+                            trials + [r for r in rots if r is not ref])
+    if not log.fail['no_result_reuse']: log.ok('no_result_reuse', f"{2 * len(rots)} calls on rotating fresh inputs all right")
+    for s, label in enumerate(self.labels[1:], 1):
+        for k, ref in enumerate(self.shapes[s]['refs']):
+            try: rep = self.ask(chan, deadline, s, ref, P[k % 2])
+            except _CandidateFailed as e: log.bad('extra_shapes', f"raised {e} at {label}"); break
+            self.check_call(f"the shape {label}", rep, s, ref, P[k % 2], 'extra_shapes', self.shapes[s]['refs'])
+    if not log.fail['work_in_kernels']:
+        log.ok('work_in_kernels', f"torch ops outside the kernels did at most {self.torch_pct:.2g}% of the reference's FLOPs")
+    if len(self.labels) == 1: log.ok('extra_shapes', "no extra shapes were asked for")
+    elif not log.fail['extra_shapes']: log.ok('extra_shapes', f"right at {'; '.join(self.labels[1:])}")
 
 @patch
-def run_calls(self:_Session, fn):
-    P = PREFILL_PATTERNS
-    self.log.ok('runs')
-    # trials: fresh inputs per seed, all kept alive (distinct buffers)
-    kept, first = [], None
-    for i, s in enumerate(self.trial_seeds):
-        inputs = self.problem.make_inputs(self.device, self.dtype, s); kept.append(inputs)
-        ref = self.refs[s]
-        r = self.call(fn, inputs, P[i % 2], self.out_bytes(ref))
-        outs = self.check_call(f"trial {i + 1}", *r, inputs, ref, P[i % 2], 'correctness',
-                               [self.refs[e] for e in self.trial_seeds[:i]])
-        if i == 0: first = [o.detach().clone() if isinstance(o, torch.Tensor) else o for o in outs]
-    # determinism: trial 1 again (fresh copies of its inputs), with the other pattern
-    s0 = self.trial_seeds[0]
-    again = self.problem.make_inputs(self.device, self.dtype, s0)
-    r = self.call(fn, again, P[1], self.out_bytes(self.refs[s0]))
-    outs = self.check_call("a repeat of trial 1", *r, again, self.refs[s0], P[1], 'correctness')
-    self.determinism(first, outs)
-    # rotating inputs: the trial-1 buffers refilled in place, then new buffers
-    earlier = [self.refs[e] for e in self.trial_seeds]
-    for mode in ('refilled', 'new'):
-        for k, s in enumerate(self.rot_seeds):
-            fresh = self.problem.make_inputs(self.device, self.dtype, s)
-            if mode == 'refilled':
-                for buf, new in zip(kept[0], fresh):
-                    if isinstance(buf, torch.Tensor): buf.copy_(new)
-                fresh = kept[0]
-            pat = P[k % 2]
-            r = self.call(fn, fresh, pat, self.out_bytes(self.refs[s]))
-            self.check_call(f"rotating call {k + 1} ({mode} input buffers)", *r, fresh, self.refs[s], pat,
-                            'no_result_reuse', earlier + [self.refs[e] for e in self.rot_seeds if e != s])
-            del fresh
-    if not self.log.fail['no_result_reuse']:
-        self.log.ok('no_result_reuse', f"{2 * N_ROTATIONS} calls on rotating fresh inputs all right")
-    # extra shapes
-    for label, prob, model, refs, flops in self.shapes:
-        try: fn_s = self.cand.make(model)
-        except Exception as e:
-            self.log.bad('extra_shapes', f"building the candidate at {label} raised {type(e).__name__}: {e}"); continue
-        for k, (s, ref) in enumerate(refs.items()):
-            inputs = prob.make_inputs(self.device, self.dtype, s)
-            try: r = self.call(fn_s, inputs, P[k % 2], self.out_bytes(ref))
-            except Exception as e:
-                self.log.bad('extra_shapes', f"raised {type(e).__name__} at {label}: {e}"); break
-            self.check_call(f"the shape {label}", *r, inputs, ref, P[k % 2], 'extra_shapes', list(refs.values()), flops)
-    if not self.log.fail['work_in_kernels']:
-        self.log.ok('work_in_kernels', f"torch ops outside the kernels did at most {self.torch_pct:.2g}% of the reference's FLOPs")
-    if not self.shapes: self.log.ok('extra_shapes', "no extra shapes were asked for")
-    elif not self.log.fail['extra_shapes']:
-        self.log.ok('extra_shapes', f"right at {'; '.join(l for l, *_ in self.shapes)}")
-    if self._ref_fingerprint() != self.fingerprint:
-        self.log.bad('timing_integrity', "the reference outputs held by the harness were modified")
-
-@patch
-def determinism(self:_Session, a:list, b:list):
+def determinism(self:_Judge, a:list, b:list):
     def diff(x, y):
         d = (x.double() - y.double()).abs()
         return float(torch.where(x.isnan() & y.isnan(), 0.0, d).nan_to_num(float('inf')).max())
-    diffs = [diff(x, y) if x.numel() else 0.0
-             for x, y in zip(a, b) if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)
-             and x.shape == y.shape and x.is_floating_point()]
-    self.det_diff = max(diffs, default=0.0)
-    agree = all(compare_output(x, y, self.tol).ok for x, y in zip(a, b)
-                if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor) and x.shape == y.shape)
+    pairs = [(x, y) for x, y in zip(a or [], b or []) if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor) and x.shape == y.shape]
+    self.det_diff = max((diff(x, y) for x, y in pairs if x.numel() and x.is_floating_point()), default=0.0)
     msg = f"largest difference between two identical runs: {self.det_diff:.3g}"
-    if agree: self.log.ok('determinism', msg)
+    if all(compare_output(x, y, self.tol).ok for x, y in pairs): self.log.ok('determinism', msg)
     else: self.log.bad('determinism', msg + ": the result depends on the run (a race or uninitialised memory)")
-
-@patch
-def result(self:_Session) -> dict:
-    checks = self.log.checks()
-    return dict(checks=checks, rel_err=self.rel_err, max_abs_err=self.max_abs_err, trials=len(self.trial_seeds),
-                determinism_max_diff=self.det_diff, calls=self.calls, dtype=str(self.dtype).replace('torch.', ''),
-                reference_ops=sorted(self.ref_ops))
-
-def _verify_child(p:dict) -> dict:
-    "Run in a fresh process by `verify_kernel`: every runtime check on one candidate."
-    torch.set_grad_enabled(False)
-    install_triton_hooks()
-    with tf32_mode(bool(p.get('allow_tf32'))): return _Session(p).run()
 
 # %% ../nbs/10_verify.ipynb #e858010b
 STATUSES = ('passed', 'failed', 'crashed', 'timeout', 'rejected_static')
@@ -505,6 +265,7 @@ class VerificationResult:
     dtype:str = ''
     wall_s:float = 0.0               # seconds, subprocess start included
     findings:list = field(default_factory=list)  # static-scan findings, as dicts
+    seed:int|None = None             # the seed the inputs were drawn from: verify_kernel(..., seed=) reproduces the run
     status:str = ''                  # one of STATUSES; callers branch on it, never on the messages
 
     def __post_init__(self):
@@ -564,58 +325,79 @@ def _static_check(findings:list) -> dict:
     if not findings: return dict(passed=True, detail=CHECKS['static_scan'])
     return dict(passed=False, detail='; '.join(f"line {f.line}: {f.message}" for f in findings))
 
+_PRELOAD = ('kernelopt.verify_worker',)
+
+def _seeds(p:dict, extras:list) -> list:
+    "(overrides, seeds) of every shape: the trials and rotating inputs at the problem's own, EXTRA_TRIALS at each extra one."
+    base, n = p['seed'], p['trials'] + N_ROTATIONS
+    return ([dict(overrides=p['overrides'], seeds=[base + i for i in range(n)])] +
+            [dict(overrides={**p['overrides'], **e}, seeds=[base + 1000 * k + j for j in range(EXTRA_TRIALS)]) for k, e in enumerate(extras, 1)])
+
+
+# %% ../nbs/10_verify.ipynb #001e4c0c
+def _verify_runtime(p:dict, extras:list, timeout_s:float, fork_server:bool) -> tuple[dict, str, dict]:
+    "The reference process, then the worker with the parent judging: (checks, status, errors)."
+    shapes, t0 = _seeds(p, extras), time.monotonic()
+    env = {'TRITON_INTERPRET': '1'} if p['device'] == 'cpu' else {}
+    common = {k: p[k] for k in ('problem_path', 'problem_source', 'device', 'dtype', 'allow_tf32')}
+    r = run_isolated('kernelopt.verify_worker:reference_main', {**common, 'shapes': shapes}, timeout_s, env=env,
+                     fork_server=fork_server, preload=_PRELOAD)
+    if r.status != 'ok': raise ProblemError(f"the reference could not be computed ({r.status}): {r.message}", p['problem_path'])
+    judge = _Judge(p, r.value['shapes'], [''] + [_shape_label(e) for e in extras])
+    w = run_isolated('kernelopt.verify_worker:worker_main', {**common, 'shapes': [s['overrides'] for s in shapes],
+                     'candidate_path': p['candidate_path'], 'candidate_source': p['candidate_source']},
+                     max(timeout_s - (time.monotonic() - t0), 1.0), env=env, fork_server=fork_server, preload=_PRELOAD,
+                     converse=judge.converse)
+    checks, status = judge.log.checks(), 'failed'
+    if w.status != 'ok':
+        status = 'timeout' if w.status == 'timeout' else 'crashed'
+        why = (f"did not finish within {timeout_s:g} s; the process group was killed" if w.status == 'timeout' else
+               f"the candidate's process failed: {w.message}")
+        checks['runs'] = dict(passed=False, detail=why + (f"; last output: {w.stderr_tail[-300:].strip()}" if w.stderr_tail.strip() else ''))
+    errs = dict(rel_err=judge.rel_err, max_abs_err=judge.max_abs_err, determinism_max_diff=judge.det_diff) if judge.calls else {}
+    return checks, status, errs
+
+
+# %% ../nbs/10_verify.ipynb #04dfd11c
 def verify_kernel(
     problem:Problem|str|Path,        # a problem file, or a loaded Problem (its overrides apply)
     candidate:Candidate|str|Path,    # a candidate file, or a loaded Candidate
     device:str='cpu',                # "cpu", "cuda" or "cuda:N"
     dtype:torch.dtype|str|None=None, # None: the problem's own dtype
-    trials:int=5,                    # trials with fresh seeded inputs (at least 5)
+    trials:int=5,                    # trials with fresh random inputs (at least 5)
     extra_shapes=(),                 # more sizes to verify: dicts, "NAME=VALUE,NAME=VALUE" strings or lists of "NAME=VALUE"
     allow_tf32:bool=False,           # allow TF32 in float32 matmuls, for the reference too, at TF32 tolerance
     allowed_ops=(),                  # aten ops the candidate may share with the reference, e.g. ["aten::addmm"]
-    timeout_s:float=120,             # the verifying process is killed after this long
-    fork_server:bool=True,           # fork the verifying process from kernelopt.isolate's pre-imported zygote (False: a plain subprocess)
+    timeout_s:float=120,             # the verification's processes are killed after this long in all
+    fork_server:bool=True,           # fork the processes from kernelopt.isolate's pre-imported zygote (False: plain subprocesses)
+    seed:int|None=None,              # None: fresh random inputs (the seed drawn is in the result); an int: reproduce that run
 )->VerificationResult:
-    "Verify a candidate against a problem's reference in a fresh process; every check must hold."
+    "Verify a candidate against a problem's reference; the candidate runs in a worker, and this process decides."
     if isinstance(problem, Problem): ppath, overrides, psource = problem.path, dict(problem.overrides), problem.source
     else: ppath, overrides, psource = str(problem), {}, None
     cand = candidate if isinstance(candidate, Candidate) else load_candidate(candidate)
     if trials < MIN_TRIALS: raise ProblemError(f"trials={trials}: a verification needs at least {MIN_TRIALS} trials with fresh inputs")
     try: device, dt = str(resolve_device(device)), parse_dtype(dtype) if dtype is not None else None
     except ValueError as e: raise ProblemError(str(e)) from None
+    if seed is not None and not (isinstance(seed, int) and 0 <= seed < 2**62): raise ProblemError(f"seed={seed!r}: expected a non-negative int")
     extras = [_extra_shape(e) for e in extra_shapes]
     prob = load_problem(ppath, overrides, source=psource)          # bad files and size names fail here, in words
     for e in extras: load_problem(ppath, {**overrides, **e}, source=psource)
-    dt_name = dtype_name(dt or prob.dtype)
-    meta = dict(trials=trials, problem=ppath, candidate=cand.path, device=device, dtype=dt_name)
+    seed = secrets.randbits(31) if seed is None else seed
+    meta = dict(trials=trials, problem=ppath, candidate=cand.path, device=device, dtype=dtype_name(dt or prob.dtype), seed=seed)
     findings = scan_source(cand.source)
     meta['findings'] = [asdict(f) for f in findings]
-    fatal = [f for f in findings if f.fatal]
-    if fatal:
+    if any(f.fatal for f in findings):
         checks = _not_run("the static scan refused to run the candidate")
         checks['static_scan'] = _static_check(findings)
         return _result(checks, 'rejected_static', **meta)
-    payload = dict(problem_path=ppath, problem_source=psource, overrides=overrides, candidate_path=cand.path,
-                   candidate_source=cand.source, device=device, dtype=dt_name, trials=trials, extra_shapes=extras,
-                   allow_tf32=allow_tf32, allowed_ops=list(allowed_ops))
-    env = {'TRITON_INTERPRET': '1'} if device == 'cpu' else {}
-    r = run_isolated('kernelopt.verify:_verify_child', payload, timeout_s, env=env, fork_server=fork_server,
-                     preload=('kernelopt.verify',))
-    meta['wall_s'] = r.wall_s
-    if r.status == 'ok':
-        v = r.value
-        checks = v['checks']
-        meta.update(rel_err=v['rel_err'], max_abs_err=v['max_abs_err'], determinism_max_diff=v['determinism_max_diff'])
-        status = 'failed'
-    else:
-        status = 'timeout' if r.status == 'timeout' else 'crashed'
-        why = {'timeout': f"did not finish within {timeout_s:g} s; the process group was killed",
-               'crashed': f"crashed the verifying process ({r.message})",
-               'error': f"the verification stopped: {r.message}"}[r.status]
-        checks = _not_run(why)
-        checks['runs'] = dict(passed=False, detail=why + (f"; last output: {r.stderr_tail[-300:].strip()}" if r.stderr_tail.strip() else ''))
+    p = dict(problem_path=ppath, problem_source=psource, overrides=overrides, candidate_path=cand.path, candidate_source=cand.source,
+             device=device, dtype=meta['dtype'], trials=trials, allow_tf32=allow_tf32, allowed_ops=list(allowed_ops), seed=seed)
+    t0 = time.perf_counter()
+    checks, status, errs = _verify_runtime(p, extras, timeout_s, fork_server)
     checks['static_scan'] = _static_check(findings)
-    return _result(checks, status, **meta)
+    return _result(checks, status, wall_s=time.perf_counter() - t0, **errs, **meta)
+
 
 # %% ../nbs/10_verify.ipynb #93529166
 @dataclass
