@@ -385,20 +385,21 @@ class RunLedger:
     def set_best(self, code:str): atomic_write_text(self.best_path, code)
     def append_attempt(self, rec:Attempt|dict): append_jsonl(self.attempts_path, _as(Attempt, rec).to_dict())
     def append_round(self, rec:Round|dict): append_jsonl(self.rounds_path, _as(Round, rec).to_dict())
-    def attempts(self) -> list[Attempt]: return [Attempt.from_dict(d) for d in self._read(self.attempts_path)]
+    def attempts(self) -> list[Attempt]: return self._read(self.attempts_path, Attempt)
     def best(self) -> Attempt|None:
         "The last accepted candidate, else the starting kernel (None before it is recorded)."
         return next((a for a in reversed(self.attempts()) if a.status in ('accepted', 'start')), None)
-    def rounds(self) -> list[Round]: return [Round.from_dict(d) for d in self._read(self.rounds_path)]
+    def rounds(self) -> list[Round]: return self._read(self.rounds_path, Round)
     def history(self, keys=('round', 'index', 'status', 'change', 'median_ms', 'speedup_vs_best', 'error')) -> list[dict]:
         "Earlier candidates, compact, for the prompts."
         return [{k: a.get(k) for k in keys} | {'bottleneck': (a.bottleneck or {}).get('category')} for a in self.attempts() if a.round > 0]
 
-    def _read(self, path:Path) -> list[dict]:
+    def _read(self, path:Path, cls) -> list:
         notes = []
         recs = read_jsonl(path, notes)
         self.notes += [n for n in notes if n not in self.notes]
-        return recs
+        try: return [cls.from_dict(d) for d in recs]
+        except TypeError as e: raise LedgerError(f"{path}: a line does not hold a valid {cls.__name__} ({e}); restore the file") from None
 
 def _as(cls, rec): return rec if isinstance(rec, cls) else cls.from_dict(rec)
 
