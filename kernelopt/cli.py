@@ -4,492 +4,245 @@
 
 # %% ../nbs/22_cli.ipynb #69f2e729
 from __future__ import annotations
-import argparse, contextlib, io, json, sys, warnings
-from typing import Callable
+import argparse, json, os, sys, tempfile, warnings
 
 # %% auto #0
-__all__ = ['UsageError', 'command', 'build_parser', 'main', 'run_cli', 'specs_cmd', 'bench_cmd', 'verify_cmd', 'peaks_cmd',
-           'roofline_cmd', 'profile_report', 'profile_cmd', 'optimize_cmd', 'report_cmd']
+__all__ = ['UsageError', 'command', 'arg', 'build_parser', 'main', 'problem_args', 'load_args', 'emit', 'specs_cmd', 'peaks_cmd',
+           'sol_cmd', 'bench_cmd', 'verify_cmd', 'roofline_cmd', 'profile_cmd', 'optimize_cmd', 'report_cmd',
+           'suite_cmd']
 
 # %% ../nbs/22_cli.ipynb #3948f139
-class UsageError(Exception):
-    "Bad input to a command: `main` prints the message to stderr and exits with code 2."
+class UsageError(ValueError): "Bad input to a command: `main` prints the message to stderr in one line and exits with code 2."
 
-# %% ../nbs/22_cli.ipynb #d6c1fd77
-_COMMANDS: dict[str, tuple[str, Callable, Callable]] = {}
+_COMMANDS:dict = {}   # name -> (help, arguments, function)
 
-def command(
-    name:str,            # sub-command name, e.g. "specs"
-    help:str,            # one line shown by `kernelopt --help`
-    add_arguments:Callable[[argparse.ArgumentParser], None], # adds the sub-command's arguments
-):
-    "Decorator registering `fn(args) -> int` as the sub-command `name`."
-    def deco(fn):
-        _COMMANDS[name] = (help, add_arguments, fn)
-        return fn
+def command(name:str, help:str, arguments:list):
+    "Decorator registering `fn(args) -> exit code|None` as the sub-command `name`, described by `help`, with `arguments` (`arg(...)` each)."
+    def deco(fn): _COMMANDS[name] = (help, arguments, fn); return fn
     return deco
 
-# %% ../nbs/22_cli.ipynb #241b9122
+def arg(*flags, **kw) -> tuple: return flags, kw   # one argument: add_argument's flags and keywords
+
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        self.print_usage(sys.stderr)
-        raise UsageError(message)
+    def error(self, message): raise UsageError(message)   # one line, no usage block
 
 def build_parser() -> argparse.ArgumentParser:
     "The `kernelopt` argument parser with every registered sub-command."
+    from kernelopt import __version__
     p = _Parser(prog='kernelopt', description='Make a GPU kernel faster and prove it.')
-    sub = p.add_subparsers(dest='command', metavar='COMMAND', parser_class=_Parser)
-    for name, (help, add_arguments, fn) in _COMMANDS.items():
+    p.add_argument('--version', action='version', version=f'kernelopt {__version__}')
+    sub = p.add_subparsers(dest='command', metavar='COMMAND', parser_class=_Parser, required=True)
+    for name, (help, arguments, fn) in _COMMANDS.items():
         sp = sub.add_parser(name, help=help, description=help)
-        add_arguments(sp)
+        for flags, kw in arguments: sp.add_argument(*flags, **kw)
         sp.set_defaults(func=fn)
     return p
 
-# %% ../nbs/22_cli.ipynb #f318e5fa
-def _show_warning(message, category, filename, lineno, file=None, line=None):
-    print(f"kernelopt: warning: {message}", file=sys.stderr)
+def _show_warning(message, category, filename, lineno, file=None, line=None): print(f"kernelopt: warning: {message}", file=sys.stderr)
 
 def main(argv:list[str]|None=None) -> int:
     "Entry point of the `kernelopt` command; returns the exit code (0 ok, 1 work failed, 2 bad input)."
-    parser = build_parser()
-    shown = warnings.showwarning
-    warnings.showwarning = _show_warning   # one plain line per warning, not the source line that raised it
+    argv = sys.argv[1:] if argv is None else list(argv)
+    cmd = next((' ' + a for a in argv if a in _COMMANDS), '')
+    shown, warnings.showwarning = warnings.showwarning, _show_warning   # one plain line per warning
     try:
-        args = parser.parse_args(argv)
-        if not getattr(args, 'func', None):
-            parser.print_help(sys.stderr)
-            return 2
-        rc = args.func(args)
-    except UsageError as e:
-        cmd = (argv or sys.argv[1:])[:1]
-        print(f"kernelopt{' ' + cmd[0] if cmd else ''}: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print('kernelopt: interrupted', file=sys.stderr)
-        return 1
-    finally:
-        warnings.showwarning = shown
-    return 0 if rc is None else int(rc)
+        args = build_parser().parse_args(argv)
+        if getattr(args, 'device', '') is None:
+            from kernelopt.device import default_device
+            args.device = default_device()
+        return int(args.func(args) or 0)
+    except ValueError as e:   # bad input: UsageError, ProblemError, DeviceUnavailableError, LedgerError... are ValueErrors
+        print(f"kernelopt{cmd}: error: {e}", file=sys.stderr); return 2
+    except KeyboardInterrupt: print('kernelopt: interrupted', file=sys.stderr); return 1
+    finally: warnings.showwarning = shown
 
-# %% ../nbs/22_cli.ipynb #9cc7e130
-def run_cli(*argv:str) -> tuple[int, str, str]:
-    "Run `kernelopt *argv` in this process; return (exit code, stdout, stderr)."
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try: rc = main(list(argv))
-        except SystemExit as e: rc = e.code if isinstance(e.code, int) else 1
-    return rc, out.getvalue(), err.getvalue()
+# %% ../nbs/22_cli.ipynb #d6c1fd77
+def _number(kind, low:float, strict:bool=True):
+    "An argparse type: a finite `kind` above `low` (or at least `low`), checked before any work starts."
+    def parse(s:str):
+        try: v = kind(s)
+        except ValueError: raise argparse.ArgumentTypeError(f"expected {'a whole number' if kind is int else 'a number'}, got {s!r}") from None
+        if (v > low if strict else v >= low) and v != float('inf'): return v   # NaN fails both comparisons
+        raise argparse.ArgumentTypeError(f"must be {'above' if strict else 'at least'} {low:g}, got {s}")
+    return parse
+
+_POSITIVE_INT, _COUNT, _SECONDS, _USD = _number(int, 0), _number(int, 0, strict=False), _number(float, 0), _number(float, 0, strict=False)
+
+def _dtype(s:str) -> str:
+    "A floating dtype as `kernelopt.device.parse_dtype` reads it ('fp16', 'bfloat16', ...), under torch's name."
+    from kernelopt.device import parse_dtype, dtype_name
+    try: return dtype_name(parse_dtype(s))
+    except ValueError as e: raise argparse.ArgumentTypeError(str(e)) from None
+
+def _html_file(s:str) -> str:
+    "A file to write HTML to: not a folder, in a folder that exists."
+    if os.path.isdir(s): raise argparse.ArgumentTypeError(f"{s} is a folder: give a file name, e.g. {os.path.join(s, 'report.html')}")
+    if not os.path.isdir(os.path.dirname(os.path.abspath(s))): raise argparse.ArgumentTypeError(f"the folder of {s} does not exist")
+    return s
+
+_JSON = arg('--json', action='store_true', help='print one JSON object instead of text')
+_DEVICE = arg('--device', help='cpu, cuda or cuda:N (default: cuda when this machine has one, else cpu)')
+_HTML = arg('--html', type=_html_file, metavar='FILE', help='also write a self-contained HTML page to FILE')
+_WARMUP = lambda n: arg('--warmup', type=_COUNT, default=n, help=f'untimed calls before timing (default {n})')
+_TRIALS = lambda n: arg('--trials', type=_POSITIVE_INT, default=n, help=f'timed calls, or trials with fresh inputs (default {n})')
+_TIMEOUT = lambda s: arg('--timeout', type=_SECONDS, default=s, metavar='S', help=f'seconds before a worker process is killed (default {s})')
+_ALLOW_OP = arg('--allow-op', action='append', default=[], metavar='OP', help='an aten op the kernel may share with the reference (repeatable)')
+_EXTRA_SHAPE = arg('--extra-shape', action='append', default=[], metavar='NAME=VALUE[,NAME=VALUE]', help='another size the verifier checks (repeatable)')
+
+def problem_args(candidate:str|None='candidate', optional:bool=False, dtype:bool=True, problem:bool=True) -> list:
+    "The arguments of every command that takes a problem: the problem, a kernel named `candidate` (maybe `optional`), --set, --device, --dtype, --json."
+    return [*([arg('problem', help='KernelBench-format problem file (Model, get_inputs, get_init_inputs)')] if problem else []),
+            *([arg(candidate, nargs='?' if optional else None, help='kernel file defining ModelNew or kernel_function')] if candidate else []),
+            arg('--set', dest='sizes', nargs='+', action='extend', default=[], metavar='NAME=VALUE', help='override sizes of the problem (repeatable)'),
+            _DEVICE, *([arg('--dtype', type=_dtype, help="floating dtype to run in, e.g. float16 or bf16 (default: the problem's own)")] if dtype else []), _JSON]
+
+def load_args(args, candidate:str='candidate'):
+    "The problem (its sizes overridden) and the kernel (or None) that `args` names."
+    from kernelopt.problem import load_problem, load_candidate, parse_overrides
+    c = getattr(args, candidate, None)
+    return load_problem(args.problem, parse_overrides(args.sizes)), load_candidate(c) if c else None
+
+def emit(args, result, text=None):
+    "Print a result: as JSON with --json (`to_dict()`), else its `to_text()`, or `text(result)` where it has none."
+    print(json.dumps(getattr(result, 'to_dict', lambda: result)(), indent=1, default=str) if args.json else getattr(result, 'to_text', lambda: text(result))())
 
 # %% ../nbs/22_cli.ipynb #45af0dc2
-_SPEC_UNITS = {'memory_gb': 'GB', 'peak_memory_bw_gbps': 'GB/s', 'l2_cache_mb': 'MB', 'l1_cache_per_sm_kb': 'KB',
-               'peak_fp32_tflops': 'TFLOP/s', 'peak_tf32_tflops': 'TFLOP/s', 'peak_fp16_tflops': 'TFLOP/s',
-               'peak_bf16_tflops': 'TFLOP/s', 'peak_fp8_tflops': 'TFLOP/s', 'tdp_w': 'W'}
+@command('specs', 'Show the datasheet specs of a GPU (named, or the one this machine has).', [_JSON,
+         arg('--gpu', metavar='NAME', help='GPU name or alias; case, spaces, dashes and underscores are ignored (default: the CUDA device here)'),
+         arg('--list', action='store_true', help='print every GPU in the table')])
+def specs_cmd(args):
+    from kernelopt import gpu_specs, report
+    if args.list: return print(gpu_specs.specs_json() if args.json else report.gpu_list_text(gpu_specs.list_gpus()))
+    try: spec = gpu_specs.get_gpu_specs(args.gpu)
+    except (gpu_specs.UnknownGPUError, gpu_specs.NoGPUError) as e: raise UsageError(str(e)) from None
+    print(gpu_specs.specs_json(spec) if args.json else report.spec_text(spec))
 
-def _specs_args(p):
-    p.add_argument('--gpu', metavar='NAME', help='GPU name or alias (default: detect the current CUDA device)')
-    p.add_argument('--json', action='store_true', help='print the spec as one JSON object')
-    p.add_argument('--list', action='store_true', help='print every GPU in the table')
+@command('peaks', "This machine's peak FLOP/s and memory bandwidth, measured once and shared by every command", [_DEVICE, _JSON,
+         arg('--dtype', type=_dtype, default='float32', help='floating dtype of the matmul probe (default: float32)'),
+         arg('--refresh', action='store_true', help='measure again and store the result (default: the stored measurement)')])
+def peaks_cmd(args):
+    from kernelopt.peaks import cached_peaks
+    emit(args, cached_peaks(args.device, args.dtype, refresh=args.refresh))
 
-def _spec_lines(spec) -> list[str]:
-    "One 'field  value unit' line per field of a GPUSpec."
-    d = spec.to_dict()
-    width = max(map(len, d))
-    def show(k, v):
-        if v is None: return 'N/A'
-        if isinstance(v, list): return ', '.join(v)
-        return f"{v:g} {_SPEC_UNITS[k]}" if k in _SPEC_UNITS else str(v)
-    return [f"{k:<{width}}  {show(k, v)}" for k, v in d.items()]
-
-@command('specs', 'Show the datasheet specs of a GPU (named, or the one this machine has).', _specs_args)
-def specs_cmd(args) -> int:
-    from kernelopt.gpu_specs import get_gpu_specs, list_gpus, shared_gpu_names, UnknownGPUError, NoGPUError
-    if args.list:
-        df = list_gpus()
-        if args.json: print(json.dumps(df.to_dict(orient='records'), indent=1))
-        else:
-            cols = ['name', 'architecture', 'sm_count', 'memory_gb', 'peak_memory_bw_gbps', 'peak_fp32_tflops',
-                    'peak_bf16_tflops', 'peak_fp8_tflops']
-            print(df[cols].to_string(index=False, na_rep='N/A'))
-            print('\nNames accepted by --gpu (case and spacing ignored):')
-            for name, aliases in zip(df.name, df.aliases): print(f"  {name}: {', '.join(aliases)}")
-            print('Names of several parts (the live device\'s SM count and memory choose): ' + ', '.join(shared_gpu_names()))
-        return 0
-    try: spec = get_gpu_specs(args.gpu)
-    except (UnknownGPUError, NoGPUError) as e: raise UsageError(str(e)) from e
-    print(json.dumps(spec.to_dict(), indent=1) if args.json else '\n'.join(_spec_lines(spec)))
-    return 0
-
-# %% ../nbs/22_cli.ipynb #d26c03fc
-def _bench_args(p:argparse.ArgumentParser):
-    p.add_argument('problem', help='KernelBench-format problem file (defines Model, get_inputs, get_init_inputs)')
-    p.add_argument('candidate', nargs='?', help='candidate file defining ModelNew or kernel_function (optional)')
-    p.add_argument('--device', choices=['cpu', 'cuda'], help='where to run (default: cuda if available, else cpu)')
-    p.add_argument('--dtype', help="dtype to run in, e.g. float16 (default: the problem's own, usually float32)")
-    p.add_argument('--set', nargs='+', action='extend', default=[], metavar='NAME=VALUE',
-                   help='override module-level sizes of the problem, e.g. --set batch_size=16 dim=1024')
-    p.add_argument('--baseline', choices=['eager', 'compile'], default='eager', help='reference: PyTorch eager or torch.compile')
-    p.add_argument('--warmup', type=int, default=25, help='untimed calls before timing (a count; default 25)')
-    p.add_argument('--trials', type=int, default=100, help='timed calls (a count; default 100)')
-    p.add_argument('--timeout', type=float, default=300, help='seconds before a timing process is killed (default 300)')
-    p.add_argument('--json', action='store_true', help='print one JSON object instead of a table')
-
-# %% ../nbs/22_cli.ipynb #27c048c4
-_HOST_NOTE = ("host timings (CPU; Triton kernels in the interpreter): they do not represent GPU performance")
-
-def _bench_table(d:dict) -> str:
-    "The human-readable report of `kernelopt bench`."
-    sizes = ', '.join(f"{k}={v}" for k, v in d['overrides'].items())
-    lines = [f"{d['problem']}{f' ({sizes})' if sizes else ''} on {d['device']} ({d['device_name']}), {d['dtype']}, "
-             f"baseline {d['baseline']}, timer {d['timer'] or '-'}"]
-    if d['host_timings']: lines.append(f"NOTE: {_HOST_NOTE}")
-    lines.append(f"{'':10} {'median ms':>12} {'IQR ms':>10} {'CV %':>7} {'n':>5} {'speedup':>9}")
-    for name in ('reference', 'candidate'):
-        s = d[name]
-        if s is None: continue
-        sp = f"{d['speedup']:.3g}x" if name == 'candidate' and d['speedup'] is not None else ''
-        lines.append(f"{name:10} {s['median_ms']:12.5g} {s['iqr_ms']:10.3g} {s['cv_pct']:7.1f} {s['n']:5d} {sp:>9}")
-    lines.append(f"status: {d['status']}" + (f" ({d['message']})" if d['message'] else ''))
-    lines += [f"warning: {w}" for w in d['warnings']]
-    return '\n'.join(lines)
+@command('sol', "Speed-of-Light verdict of every kernel in Nsight Compute exports made elsewhere", [_JSON,
+         arg('files', nargs='+', metavar='FILE', help='Nsight Compute exports: raw or details CSV, .ncu-rep, KernelAgent-style JSON')])
+def sol_cmd(args):
+    from kernelopt.ncu import sol_report
+    emit(args, sol_report(args.files))
 
 # %% ../nbs/22_cli.ipynb #f052a6f8
-@command('bench', "Time a problem's PyTorch reference and, optionally, a candidate kernel", _bench_args)
-def bench_cmd(args) -> int:
-    import tempfile, torch
-    from tqdm.auto import tqdm
-    from kernelopt.problem import ProblemError, load_problem, load_candidate, parse_overrides
+@command('bench', "Time a problem's PyTorch reference and, optionally, a candidate kernel", [*problem_args(optional=True),
+         arg('--baseline', choices=['eager', 'compile'], default='eager', help='reference: PyTorch eager or torch.compile'), _WARMUP(25), _TRIALS(100), _TIMEOUT(300)])
+def bench_cmd(args):
     from kernelopt.benchmark import Benchmark, GPULock, GPULockTimeout
-    if args.warmup < 0 or args.trials < 1: raise UsageError("--warmup must be >= 0 and --trials >= 1")
-    device = args.device or ('cuda' if torch.cuda.is_available() else 'cpu')
-    if device == 'cuda' and not torch.cuda.is_available():
-        raise UsageError("--device cuda asked for, but this machine has no CUDA device; use --device cpu")
-    with tempfile.TemporaryDirectory(prefix='kernelopt-bench-') as work:
-        try:
-            problem = load_problem(args.problem, parse_overrides(args.set))
-            candidate = load_candidate(args.candidate) if args.candidate else None
-            bench = Benchmark(work, device, lock=GPULock(device), timeout_s=args.timeout, warmup=args.warmup,
-                              trials=args.trials, dtype=args.dtype)
-        except ProblemError as e: raise UsageError(str(e)) from None
-        try:
-            with tqdm(total=2 if candidate else 1, desc=f"bench {problem.name}", disable=args.json, file=sys.stderr, leave=False) as bar:
-                ref = bench.benchmark_pytorch(problem, args.baseline); bar.update()
-                res = ref
-                if candidate and ref.status == 'ok':
-                    res = bench.benchmark_kernel(candidate, problem, args.baseline); bar.update()
-        except GPULockTimeout as e:
-            print(f"kernelopt bench: {e}", file=sys.stderr)
-            return 1
-    d = dict(problem=problem.name, device=device, dtype=ref.dtype, overrides=problem.overrides,
-             reference=ref.stats.to_dict() if ref.stats else None,
-             candidate=res.stats.to_dict() if candidate and res.stats else None,
-             speedup=res.speedup if candidate else None, status=res.status,
-             message=res.message if res.status != 'ok' or not ref.stats else '',
-             baseline=args.baseline, timer=res.timer or ref.timer, device_name=ref.device_name,
-             host_timings=device == 'cpu', warnings=res.warnings if candidate else ref.warnings)
-    if candidate and ref.status != 'ok': d['message'] = f"the reference failed ({ref.status}): {ref.message}"
-    if args.json: print(json.dumps({**d, 'note': _HOST_NOTE if device == 'cpu' else ''}))
-    else: print(_bench_table(d))
-    if res.status != 'ok' and res.stderr_tail and not args.json:
-        print(f"--- last lines of the timing process ---\n{res.stderr_tail[-1500:]}", file=sys.stderr)
+    problem, candidate = load_args(args)
+    with tempfile.TemporaryDirectory(prefix='kernelopt-bench-') as work:   # nothing is left behind
+        b = Benchmark(work, args.device, lock=GPULock(args.device), timeout_s=args.timeout, warmup=args.warmup, trials=args.trials, dtype=args.dtype)
+        try: res = b.benchmark_kernel(candidate, problem, args.baseline) if candidate else b.benchmark_pytorch(problem, args.baseline)
+        except GPULockTimeout as e: print(f"kernelopt bench: {e}", file=sys.stderr); return 1
+    emit(args, res)
     return 0 if res.status == 'ok' else 1
 
-# %% ../nbs/22_cli.ipynb #4b3b54c0
-def _verify_args(p:argparse.ArgumentParser):
-    p.add_argument('problem', help='KernelBench-format problem file (defines Model, get_inputs, get_init_inputs)')
-    p.add_argument('candidate', help='candidate file defining ModelNew or kernel_function')
-    p.add_argument('--device', choices=['cpu', 'cuda'], help='where to run (default: cuda if available, else cpu)')
-    p.add_argument('--dtype', help="dtype to verify in, e.g. float16 (default: the problem's own, usually float32)")
-    p.add_argument('--set', nargs='+', action='extend', default=[], metavar='NAME=VALUE',
-                   help='override module-level sizes of the problem, e.g. --set batch_size=16 dim=1024')
-    p.add_argument('--extra-shape', action='append', default=[], metavar='NAME=VALUE[,NAME=VALUE...]',
-                   help='also verify at these sizes (repeatable), e.g. --extra-shape batch_size=3,dim=1000')
-    p.add_argument('--trials', type=int, default=5, help='trials with fresh inputs (at least 5; default 5)')
-    p.add_argument('--allow-op', action='append', default=[], metavar='OP',
-                   help="an aten op the candidate may share with the reference, e.g. aten::addmm (repeatable)")
-    p.add_argument('--allow-tf32', action='store_true', help='allow TF32 in float32 matmuls, reference included')
-    p.add_argument('--timeout', type=float, default=120, help='seconds before the verifying process is killed (default 120)')
-    p.add_argument('--json', action='store_true', help='print one JSON object instead of a table')
-
-# %% ../nbs/22_cli.ipynb #7235b660
-def _verify_report(res) -> str:
-    "The human-readable report of `kernelopt verify`."
-    mark = {True: 'ok', False: 'FAIL', None: '-'}
-    lines = [f"{'ACCEPTED' if res.passed else 'REJECTED'}: {res.candidate} for {res.problem} on {res.device}, {res.dtype}"]
-    width = max(len(k) for k in res.checks)
-    for k, v in res.checks.items():
-        detail = v['detail'] if len(v['detail']) <= 100 else v['detail'][:97] + '...'
-        lines.append(f"  {mark[v['passed']]:4} {k:{width}}  {detail}")
-    if res.rel_err is not None:
-        lines.append(f"largest normwise error {res.rel_err:.3g}, largest abs error {res.max_abs_err:.3g}, "
-                     f"run-to-run difference {res.determinism_max_diff if res.determinism_max_diff is not None else '-'}")
-    lines += [f"reason: {r}" for r in res.reasons]
-    return '\n'.join(lines)
-
-# %% ../nbs/22_cli.ipynb #e9d62cc4
-@command('verify', "Check that a candidate kernel really computes the reference's answer (cheat-proof)", _verify_args)
-def verify_cmd(args) -> int:
-    import torch
-    from kernelopt.problem import ProblemError, load_problem, load_candidate, parse_overrides
+@command('verify', "Check that a candidate kernel really computes the reference's answer (cheat-proof)", [*problem_args(), _EXTRA_SHAPE, _ALLOW_OP,
+         _TRIALS(5), _TIMEOUT(120), arg('--allow-tf32', action='store_true', help='allow TF32 in float32 matmuls, reference included')])
+def verify_cmd(args):
     from kernelopt.verify import verify_kernel
-    device = args.device or ('cuda' if torch.cuda.is_available() else 'cpu')
-    try:
-        problem = load_problem(args.problem, parse_overrides(args.set))
-        res = verify_kernel(problem, load_candidate(args.candidate), device, args.dtype, trials=args.trials,
-                            extra_shapes=args.extra_shape, allow_tf32=args.allow_tf32, allowed_ops=args.allow_op,
-                            timeout_s=args.timeout)
-    except ProblemError as e: raise UsageError(str(e)) from None
-    if args.json:
-        print(json.dumps({k: getattr(res, k) for k in ('passed', 'reasons', 'checks', 'rel_err', 'max_abs_err')}))
-    else: print(_verify_report(res))
+    problem, candidate = load_args(args)
+    res = verify_kernel(problem, candidate, args.device, args.dtype, trials=args.trials, extra_shapes=args.extra_shape,
+                        allow_tf32=args.allow_tf32, allowed_ops=args.allow_op, timeout_s=args.timeout)
+    emit(args, res)
     return 0 if res.passed else 1
 
-# %% ../nbs/22_cli.ipynb #0825390f
-def _dtype_arg(name:str):
-    import torch
-    dt = getattr(torch, name, None)
-    if not isinstance(dt, torch.dtype) or not dt.is_floating_point:
-        raise UsageError(f"--dtype {name!r} is not a torch floating dtype; use e.g. float32, float16 or bfloat16")
-    return dt
-
-def _peaks_args(p):
-    p.add_argument('--device', default='cuda', help='cpu, cuda or cuda:N (default: cuda)')
-    p.add_argument('--dtype', default='float32', help='torch floating dtype of the matmul probe (default: float32)')
-    p.add_argument('--matmul-size', type=int, metavar='N', help='N of the N x N matmul (default: what saturates the device)')
-    p.add_argument('--bandwidth-mb', type=int, metavar='MB', help='MiB per copy buffer (default: 4x the largest cache)')
-    p.add_argument('--json', action='store_true', help='print HardwarePeaks.to_dict() as JSON')
-
-def _measure(args):
-    from kernelopt.roofline import measure_peaks
-    try: return measure_peaks(args.device, _dtype_arg(args.dtype), matmul_size=args.matmul_size, bandwidth_mb=args.bandwidth_mb)
-    except (ValueError, RuntimeError) as e: raise UsageError(str(e)) from e
-
-@command('peaks', "Measure this machine's peak FLOP/s and memory bandwidth (the roofline's roofs).", _peaks_args)
-def peaks_cmd(args) -> int:
-    p = _measure(args)
-    if args.json: print(json.dumps(p.to_dict(), indent=1))
-    else: print(f"{p.label}\nridge point: {p.ridge_point:.3g} FLOP/byte")
-    return 0
-
-# %% ../nbs/22_cli.ipynb #dda26f75
-def _roofline_args(p):
-    p.add_argument('problem', help='problem file (KernelBench format: Model, get_inputs, get_init_inputs)')
-    p.add_argument('--device', default='cuda', help='cpu, cuda or cuda:N (default: cuda)')
-    p.add_argument('--dtype', default=None, help="torch floating dtype (default: the problem's own)")
-    p.add_argument('--set', nargs='+', default=[], metavar='NAME=VALUE', help='override size constants of the problem')
-    p.add_argument('--steps', type=int, default=10, help='profiled forward passes; each op time is the median (default: 10)')
-    p.add_argument('--matmul-size', type=int, metavar='N', help='N of the peak-FLOP/s matmul (default: what saturates the device)')
-    p.add_argument('--bandwidth-mb', type=int, metavar='MB', help='MiB per peak-bandwidth copy buffer (default: 4x the largest cache)')
-    p.add_argument('--top', type=int, default=15, help='ops listed in the table (default: 15)')
-    p.add_argument('--html', metavar='FILE', help='write the roofline plot to FILE (self-contained HTML)')
-    p.add_argument('--json', action='store_true', help='print peaks, coverage and every op as JSON')
-
-def _datasheet_roofs(device, dtype) -> list:
-    "Datasheet roofs of the CUDA device, when the GPU table knows it."
-    if not str(device).startswith('cuda'): return []
-    from kernelopt.gpu_specs import get_gpu_specs
-    from kernelopt.roofline import HardwarePeaks
-    try: return [HardwarePeaks.from_spec(get_gpu_specs(), dtype)]
-    except (LookupError, ValueError, RuntimeError): return []
-
 # %% ../nbs/22_cli.ipynb #c0d7e557
-@command('roofline', "Per-op roofline of a problem's reference model: FLOPs, bytes, time and bound of every op.", _roofline_args)
-def roofline_cmd(args) -> int:
-    import os, warnings
-    from kernelopt.problem import load_problem, parse_overrides
-    from kernelopt.roofline import profile_model_roofline, resolve_device
-    if args.steps < 1 or args.top < 1: raise UsageError(f"--steps and --top must be at least 1 (got {args.steps}, {args.top})")
-    if args.html and not os.path.isdir(os.path.dirname(os.path.abspath(args.html))):
-        raise UsageError(f"--html {args.html!r}: the folder {os.path.dirname(os.path.abspath(args.html))!r} does not exist")
-    try:
-        problem = load_problem(args.problem, overrides=parse_overrides(args.set))
-        dev = resolve_device(args.device)
-    except (ValueError, LookupError, OSError) as e: raise UsageError(str(e)) from e
-    dtype = _dtype_arg(args.dtype) if args.dtype else problem.dtype
-    args.dtype = str(dtype).removeprefix('torch.')
-    peaks = _measure(args)
-    with warnings.catch_warnings(record=True):   # the model roofline collects its warnings in mr.warnings
-        warnings.simplefilter('always')
-        mr = profile_model_roofline(problem.make_model(dev, dtype), problem.make_inputs(dev, dtype), dev, peaks, steps=args.steps)
-    if args.html:
-        mr.plot(peaks=[peaks, *_datasheet_roofs(dev, dtype)], title=f'{problem.name}: per-op roofline ({dev})').write_html(args.html)
-    if args.json:
-        print(json.dumps(mr.to_dict(), indent=1))
-        return 0
-    print(f"{problem.name} on {dev}, {args.dtype}; roofs: {peaks.label}, ridge {peaks.ridge_point:.3g} FLOP/B")
-    cols = ['module', 'op', 'flops', 'bytes', 'time_s', 'arithmetic_intensity', 'bound', 'pct_of_roof']
-    print(mr.summary(args.top)[cols].to_string(index=False, float_format=lambda v: f'{v:.4g}'))
-    print(f"{len(mr.points)} op calls, {1e3 * mr.total_time_s:.4g} ms in all; coverage {mr.coverage_pct:.2f}% of the time has known FLOPs")
-    for w in mr.warnings: print('warning:', w)
-    if args.html: print(f'plot written to {args.html}')
-    return 0
+@command('roofline', "Per-op roofline of a problem's reference model: FLOPs, bytes, time and bound of every op", [*problem_args(candidate=None), _HTML,
+         arg('--train', action='store_true', help='profile the model in training mode (default: eval mode, as inference runs it)'),
+         arg('--steps', type=_POSITIVE_INT, default=10, help="profiled forward passes; each op's time is the median (default 10)"),
+         arg('--top', type=_POSITIVE_INT, default=15, help='ops shown in the table, slowest first (default 15)')])
+def roofline_cmd(args):
+    from kernelopt.device import resolve_device
+    from kernelopt.roofline import profile_model_roofline
+    problem, _ = load_args(args)
+    dev, dtype = resolve_device(args.device), args.dtype or problem.dtype
+    mr = profile_model_roofline(problem.make_model(dev, dtype), problem.make_inputs(dev, dtype), dev, steps=args.steps, train=args.train)
+    if args.html: mr.plot(title=f'{problem.name}: per-op roofline ({dev})').write_html(args.html)
+    print(json.dumps(mr.to_dict(), indent=1) if args.json else mr.to_text(args.top) + (f'\nplot written to {args.html}' if args.html else ''))
 
-# %% ../nbs/22_cli.ipynb #0a30ff7d
-def _profile_args(p):
-    p.add_argument('problem', help='KernelBench-format problem file')
-    p.add_argument('candidate', nargs='?', help='candidate kernel file (default: profile the reference model)')
-    p.add_argument('--device', default='cuda', help='CUDA device to profile on (default: cuda)')
-    p.add_argument('--set', dest='overrides', nargs='+', action='extend', default=[], metavar='NAME=VALUE',
-                   help='override module-level sizes of the problem, e.g. --set batch_size=256 dim=4096')
-    p.add_argument('--out', metavar='DIR', help='folder for the runner, the ncu CSV and report (default: a new temp folder)')
-    p.add_argument('--json', action='store_true', help='print the result as one JSON object')
-    p.add_argument('--ncu-bin', metavar='PATH', help='ncu executable (default: ncu on PATH, then the CUDA install)')
-    p.add_argument('--clock-control', default='none', metavar='MODE',
-                   help="ncu --clock-control: 'none' keeps boost clocks like every other timing (default), 'base' locks base clocks")
-    p.add_argument('--timeout', type=float, default=300, metavar='S', help='kill ncu after this many seconds (default 300)')
-    p.add_argument('--sudo', action='store_true', help='run ncu under sudo -E (GPU counters restricted to root)')
-
-# %% ../nbs/22_cli.ipynb #d720ac85
-def profile_report(result, analyzer=None) -> dict:
-    "Per kernel of an `NCUResult`: SOL figures, metrics by section, and the roofline analysis (JSON-able)."
-    from kernelopt.metric_schema import SOL_COMPUTE, SOL_MEMORY, DURATION, metrics_by_section
-    kernels, launches = {}, result.launch_counts()
-    for name, m in result.metrics_by_kernel.items():
-        roof = analyzer.analyze(m) if analyzer is not None else None
-        kernels[name] = dict(launches=launches[name],
-                             sol={'compute_pct': m.get(SOL_COMPUTE), 'memory_pct': m.get(SOL_MEMORY), 'duration_ns': m.get(DURATION)},
-                             sections=metrics_by_section(m),
-                             roofline=roof.to_dict() if hasattr(roof, 'to_dict') else roof)
-    return dict(ncu=result.to_dict(), kernels=kernels)
-
-def _report_lines(report:dict) -> list[str]:
-    from kernelopt.metric_schema import METRIC_BY_KEY, format_metric
-    ncu = report['ncu']
-    lines = [f"ncu {ncu['ncu_version'] or '(version unknown)'}: {ncu['launches']} kernel launch(es) profiled; CSV {ncu['raw_path']}",
-             'command: ' + ' '.join(ncu['command'])]
-    for name, k in report['kernels'].items():
-        sol = k['sol']
-        show = lambda v, unit: 'N/A' if v is None else f"{v:,.2f}{unit}"
-        lines += ['', f"== {name} ({k['launches']} launch(es)) ==",
-                  f"SOL compute {show(sol['compute_pct'], '%')}   SOL memory {show(sol['memory_pct'], '%')}   "
-                  f"duration {show(sol['duration_ns'], ' ns')}"]
-        for section, values in k['sections'].items():
-            lines.append(section)
-            for key, v in values.items():
-                label = METRIC_BY_KEY[key].label if key in METRIC_BY_KEY else key
-                lines.append(f"  {label:<44} {format_metric(key, v)}")
-        if k['roofline'] is not None:
-            r = k['roofline']
-            items = r.items() if isinstance(r, dict) else [('result', r)]
-            show_v = lambda b: f'{b:.4g}' if isinstance(b, float) else b
-            lines.append('Roofline: ' + ', '.join(f'{a}={show_v(b)}' for a, b in items if not isinstance(b, (dict, list))))
-    return lines
-
-# %% ../nbs/22_cli.ipynb #e9bd84a6
-@command('profile', 'Profile a kernel with Nsight Compute: SOL figures, key metrics and roofline per kernel.', _profile_args)
-def profile_cmd(args) -> int:
-    from kernelopt.problem import load_problem, load_candidate, parse_overrides, ProblemError
-    from kernelopt.gpu_specs import NoGPUError
-    from kernelopt.ncu import NCUProfiler, NCUError, NCUNotFoundError, NCUPermissionError
-    try:
-        problem = load_problem(args.problem, parse_overrides(args.overrides))
-        candidate = load_candidate(args.candidate) if args.candidate else None
-        profiler = NCUProfiler(ncu_bin=args.ncu_bin, clock_control=args.clock_control, timeout_s=args.timeout,
-                               use_sudo=args.sudo)
-        result = profiler.profile(problem, candidate, device=args.device, out_dir=args.out)
-    except (ProblemError, ValueError, NCUNotFoundError, NCUPermissionError, NoGPUError) as e:
-        raise UsageError(str(e)) from e
-    except NCUError as e:
-        print(f'kernelopt profile: {e}', file=sys.stderr)
-        return 1
-    from kernelopt.roofline import RooflineAnalyzer
-    report = profile_report(result, RooflineAnalyzer())
-    report.update(problem=problem.name, candidate=args.candidate, device=args.device, sizes=problem.sizes)
-    print(json.dumps(report, indent=1, default=str) if args.json else '\n'.join(_report_lines(report)))
-    return 0
-
-# %% ../nbs/22_cli.ipynb #b9b269c5
-def _optimize_args(p:argparse.ArgumentParser):
-    p.add_argument('problem', help='KernelBench-format problem file (defines Model, get_inputs, get_init_inputs)')
-    p.add_argument('kernel', help='the correct starting kernel: a file defining ModelNew or kernel_function')
-    p.add_argument('--provider', required=True, metavar='SPEC', help='openai:MODEL[@URL], anthropic:MODEL or replay:TRANSCRIPT.jsonl')
-    p.add_argument('--rounds', type=int, default=5, help='rounds of profile, diagnose, generate, verify, time (default 5)')
-    p.add_argument('--candidates-per-round', type=int, default=1, metavar='K', help='candidates per round, each aimed at one diagnosed bottleneck (default 1)')
-    p.add_argument('--device', choices=['cpu', 'cuda'], help='where to run (default: cuda if available, else cpu)')
-    p.add_argument('--set', nargs='+', action='extend', default=[], metavar='NAME=VALUE', help='override module-level sizes, e.g. --set batch_size=16 dim=1024')
-    p.add_argument('--extra-shape', action='append', default=[], metavar='NAME=VALUE[,NAME=VALUE]', help='another size the verifier also checks (repeatable)')
-    p.add_argument('--allow-op', action='append', default=[], metavar='OP', help='an aten op candidates may share with the reference, e.g. aten::addmm (repeatable)')
-    p.add_argument('--out', metavar='RUN_DIR', help='the run folder (default: runs/<problem name>)')
-    p.add_argument('--resume', action='store_true', help='continue the run recorded in --out')
-    p.add_argument('--max-refinements', type=int, default=3, metavar='N', help='fixes the model may make to a rejected candidate (default 3)')
-    p.add_argument('--compile', action='store_true', help='also time the reference under torch.compile')
-    p.add_argument('--budget-usd', type=float, metavar='X', help='stop once the provider has spent X US dollars (needs --price-in and --price-out)')
-    p.add_argument('--price-in', type=float, metavar='USD', help='price of a million input tokens, US dollars')
-    p.add_argument('--price-out', type=float, metavar='USD', help='price of a million output tokens, US dollars')
-    p.add_argument('--warmup', type=int, default=10, help='untimed calls before timing (default 10)')
-    p.add_argument('--trials', type=int, default=50, help='timed calls per kernel (default 50)')
-    p.add_argument('--timeout', type=float, default=300, help='seconds before a verification or timing process is killed (default 300)')
-    p.add_argument('--json', action='store_true', help='print the result as one JSON object instead of the report')
-
-# %% ../nbs/22_cli.ipynb #5f88d088
-def _progress_bar(total:int):
-    "The orchestrator's progress callback, drawing a tqdm bar on stderr from its first call on, and a function that closes it."
-    from tqdm.auto import tqdm
-    state, seen = {}, set()
-    def progress(stage, r, k):
-        if 'bar' not in state: state['bar'] = tqdm(total=total, unit='kernel', file=sys.stderr, dynamic_ncols=True)
-        bar = state['bar']
-        bar.set_description(f"round {r} candidate {k + 1}: {stage}" if r else f"starting kernel: {stage}")
-        if stage == 'done' and (r, k) not in seen: seen.add((r, k)); bar.update(1)
-    def close():
-        if 'bar' in state: state['bar'].close()
-    return close, progress
-
-@command('optimize', "Optimize a kernel with an LLM, round by round, keeping a resumable ledger", _optimize_args)
-def optimize_cmd(args) -> int:
-    import os, torch
-    from kernelopt.problem import parse_overrides
-    device = args.device or ('cuda' if torch.cuda.is_available() else 'cpu')
-    if device == 'cuda' and not torch.cuda.is_available():
-        raise UsageError("--device cuda asked for, but this machine has no CUDA device; use --device cpu")
-    if device == 'cpu': os.environ.setdefault('TRITON_INTERPRET', '1')
-    from kernelopt.orchestrator import OptimizationOrchestrator, LedgerError
-    from kernelopt.report import RunReport
-    from kernelopt.llm import provider_from_spec, Usage
-    if (args.price_in is None) != (args.price_out is None): raise UsageError("give both --price-in and --price-out, or neither")
-    if args.budget_usd is not None and args.price_in is None:
-        raise UsageError("--budget-usd needs the token prices: add --price-in USD --price-out USD (per million tokens)")
-    if args.budget_usd is not None and not args.budget_usd > 0: raise UsageError(f"--budget-usd {args.budget_usd}: give a positive amount")
-    if any(x is not None and not x >= 0 for x in (args.price_in, args.price_out)): raise UsageError("--price-in and --price-out cannot be negative")
-    out = args.out or os.path.join('runs', os.path.splitext(os.path.basename(args.problem))[0])
-    try:
-        usage = Usage(input_usd_per_mtok=args.price_in, output_usd_per_mtok=args.price_out)
-        provider = provider_from_spec(args.provider, usage=usage)
-        close_bar, progress = _progress_bar(max(args.rounds, 0) * max(args.candidates_per_round, 0))
-        orch = OptimizationOrchestrator(args.problem, args.kernel, provider, device=device, rounds=args.rounds,
-                                        candidates_per_round=args.candidates_per_round, work_dir=out,
-                                        overrides=parse_overrides(args.set), extra_shapes=args.extra_shape,
-                                        allowed_ops=args.allow_op, max_refinements=args.max_refinements,
-                                        budget=args.budget_usd, resume=args.resume, compile_baseline=args.compile,
-                                        warmup=args.warmup, trials=args.trials, timeout_s=args.timeout, progress=progress)
-    except (ValueError, LookupError, OSError, ImportError) as e: raise UsageError(str(e)) from None
-    try: res = orch.run()
-    except LedgerError as e: raise UsageError(str(e)) from None   # --resume on a folder that holds another run
-    except KeyboardInterrupt:
-        print(f"kernelopt optimize: interrupted; what finished is in {out}: add --resume to the same command to continue", file=sys.stderr)
-        return 1
-    finally: close_bar()
-    if args.json: print(json.dumps(res.to_dict(), indent=1, default=str))
-    else:
-        print(RunReport(out).to_text())
-        print(f"\nbest kernel: {res.best_path}; report: kernelopt report {out} --html {os.path.join(out, 'report.html')}")
-    if res.status != 'completed':
-        print(f"kernelopt optimize: error: {res.stop_reason}" + ("" if res.rounds == 0 and res.candidates == 0 else
-              f" (what finished is in {out}; fix the cause and add --resume to continue)"), file=sys.stderr)
-    return 0 if res.status == 'completed' else 1
+@command('profile', 'Profile a kernel with Nsight Compute: SOL figures, key metrics and roofline per kernel', [*problem_args(optional=True, dtype=False),
+         arg('--out', metavar='DIR', help='folder for the runner, the ncu CSV and report (default: a new temp folder)'), _TIMEOUT(300),
+         arg('--ncu-bin', metavar='PATH', help='the ncu executable (default: on PATH)'), arg('--sudo', action='store_true', help='run ncu under sudo -E'),
+         arg('--clock-control', default='none', metavar='MODE', help="ncu --clock-control: 'none' keeps boost clocks (default), 'base' locks base clocks")])
+def profile_cmd(args):
+    from kernelopt.device import resolve_device
+    from kernelopt.ncu_profile import NCUProfiler, NCUError, NCUNotFoundError, NCUPermissionError
+    from kernelopt.report import profile_report, profile_text
+    if resolve_device(args.device).type != 'cuda':
+        raise UsageError("Nsight Compute (ncu) needs an NVIDIA GPU: run kernelopt profile on a machine with one; `kernelopt roofline` works anywhere")
+    problem, candidate = load_args(args)
+    try: result = NCUProfiler(ncu_bin=args.ncu_bin, clock_control=args.clock_control, timeout_s=args.timeout, use_sudo=args.sudo).profile(
+            problem, candidate, device=args.device, out_dir=args.out)
+    except (NCUNotFoundError, NCUPermissionError) as e: raise UsageError(str(e)) from None
+    except NCUError as e: print(f'kernelopt profile: {e}', file=sys.stderr); return 1
+    emit(args, profile_report(result, problem.name, args.candidate, args.device, problem.sizes), profile_text)
 
 # %% ../nbs/22_cli.ipynb #8de71b1f
-def _report_args(p:argparse.ArgumentParser):
-    p.add_argument('run_dir', help='a run folder written by `kernelopt optimize --out`')
-    p.add_argument('--html', metavar='FILE', help='also write a self-contained HTML report (charts included) to FILE')
-    p.add_argument('--json', action='store_true', help='print one JSON object instead of text')
+@command('optimize', "Optimize a kernel with an LLM, round by round, keeping a resumable ledger", [*problem_args(candidate='kernel', dtype=False),
+    arg('--provider', required=True, metavar='SPEC', help='openai:MODEL[@URL], anthropic:MODEL[@URL] or replay:TRANSCRIPT.jsonl'),
+    arg('--api-key-env', metavar='NAME', help="the environment variable holding the key for a server other than the provider's own"),
+    arg('--request-timeout', type=_SECONDS, default=120, metavar='S', help='seconds to wait for one reply of the provider (default 120)'),
+    arg('--rounds', type=_POSITIVE_INT, default=5, help='(default 5)'), arg('--candidates-per-round', type=_POSITIVE_INT, default=1, metavar='K', help='(default 1)'),
+    arg('--out', metavar='RUN_DIR', help='the run folder (default: runs/<problem name>)'), _EXTRA_SHAPE, _ALLOW_OP,
+    arg('--resume', action='store_true', help='continue the run recorded in --out'), arg('--compile', action='store_true', help='also time torch.compile'),
+    arg('--max-refinements', type=_COUNT, default=3, metavar='N', help='fixes the model may make to a rejected candidate (default 3)'),
+    arg('--budget-usd', type=_SECONDS, metavar='X', help='stop once the provider has spent X US dollars (needs --price-in and --price-out)'),
+    arg('--price-in', type=_USD, metavar='USD', help='per million input tokens'), arg('--price-out', type=_USD, metavar='USD', help='per million output tokens'),
+    _WARMUP(10), _TRIALS(50), _TIMEOUT(300)])
+def optimize_cmd(args):
+    from tqdm.auto import tqdm
+    from kernelopt import orchestrator, llm, report
+    if (args.price_in is None) != (args.price_out is None) or (args.budget_usd is not None and args.price_in is None):
+        raise UsageError("give both --price-in and --price-out (USD per million tokens), or neither; --budget-usd needs them")
+    out = args.out or os.path.join('runs', report.problem_title(args.problem)[0])   # runs/softmax for examples/softmax/problem.py
+    net = {} if args.provider.startswith('replay:') else dict(api_key_env=args.api_key_env, request_timeout_s=args.request_timeout)
+    provider = llm.provider_from_spec(args.provider, usage=llm.Usage(input_usd_per_mtok=args.price_in, output_usd_per_mtok=args.price_out), **net)
+    bar = tqdm(total=args.rounds * args.candidates_per_round, unit='kernel', file=sys.stderr, dynamic_ncols=True)
+    def progress(stage, r, k): bar.set_description(f"round {r} candidate {k + 1}: {stage}" if r else f"starting kernel: {stage}"); bar.update(stage == 'done')
+    try:   # Ctrl-C: the loop records the run as interrupted; `main` says so and exits 1
+        problem, kernel = load_args(args, 'kernel')
+        res = orchestrator.OptimizationOrchestrator(problem, kernel, provider, device=args.device, rounds=args.rounds, progress=progress, work_dir=out,
+                                       candidates_per_round=args.candidates_per_round, extra_shapes=args.extra_shape, allowed_ops=args.allow_op,
+                                       max_refinements=args.max_refinements, budget=args.budget_usd, resume=args.resume,
+                                       compile_baseline=args.compile, warmup=args.warmup, trials=args.trials, timeout_s=args.timeout).run()
+    finally: bar.close()
+    if args.json: emit(args, res)
+    else: print(report.RunReport(out).to_text() + f"\n\nbest kernel: {res.best_path}; the page: kernelopt report {out} --html {os.path.join(out, 'report.html')}")
+    if res.status != 'completed': print(f"kernelopt optimize: error: {res.stop_reason} (the run is in {out}; add --resume to go on)", file=sys.stderr)
+    return 0 if res.status == 'completed' else 1
 
-@command('report', "Report an optimization run: table per round, charts, usage", _report_args)
-def report_cmd(args) -> int:
-    from kernelopt.orchestrator import LedgerError
+@command('report', "Report an optimization run: every attempt and why, the judge's diagnoses, charts, usage", [_JSON,
+         arg('run_dir', help='a run folder written by `kernelopt optimize --out`'),
+         arg('--html', type=_html_file, metavar='FILE', help='write the self-contained HTML page to FILE instead of printing the text')])
+def report_cmd(args):
     from kernelopt.report import RunReport
-    try: rep = RunReport(args.run_dir)
-    except LedgerError as e: raise UsageError(str(e)) from None
-    if args.html: rep.to_html(args.html)
-    print(json.dumps(rep.to_dict(), indent=1, default=str) if args.json else rep.to_text())
-    if args.html and not args.json: print(f"wrote {args.html}")
-    return 0
+    rep = RunReport(args.run_dir)
+    if args.html: print(f"wrote {rep.to_html(args.html)}")
+    else: emit(args, rep)
+
+# %% ../nbs/22_cli.ipynb #3f03ae2a
+@command('suite', "Verify and time (eval), or optimize, every problem of a KernelBench-style folder, locally or on Ray", [
+    arg('action', choices=['eval', 'optimize'], help='eval: verify and time every kernel; optimize: run the loop on every problem, then score its best'),
+    arg('problems', help='a folder of KernelBench-format problems (any depth), or one problem file'),
+    arg('kernels', help='a folder of kernels under the same relative names (optimize: the starting kernels)'),
+    arg('--out', required=True, metavar='DIR', help='the suite folder: results.jsonl (a rerun resumes it) and report.html'),
+    *problem_args(candidate=None, problem=False), _ALLOW_OP, _WARMUP(10), _TRIALS(50), _TIMEOUT(120),
+    arg('--baseline', choices=['eager', 'compile', 'both'], default='eager', help='reference: PyTorch eager, torch.compile or both'),
+    arg('--filter', metavar='GLOB', help='only the problems whose names match, e.g. "level1/*"'),
+    arg('--backend', choices=['local', 'ray'], default='local', help='a local process pool, or Ray (pip install "kernelopt[ray]")'),
+    arg('--workers', type=_POSITIVE_INT, help='local pool size (default: 1 per GPU)'), arg('--ray-address', metavar='ADDR', help='Ray cluster (default: local)'),
+    arg('--provider', metavar='SPEC', help='optimize: as for kernelopt optimize'), arg('--rounds', type=_COUNT, default=3, help='optimize: rounds (default 3)')])
+def suite_cmd(args):
+    from kernelopt.suite import run_suite_eval, run_suite_optimize
+    kw = dict(overrides=args.sizes, device=args.device, dtype=args.dtype, timeout_s=args.timeout, allowed_ops=args.allow_op,
+              **{k: getattr(args, k) for k in ('baseline', 'filter', 'backend', 'workers', 'ray_address', 'warmup', 'trials')})
+    if args.action == 'eval': return emit(args, run_suite_eval(args.problems, args.kernels, args.out, **kw))
+    if not args.provider: raise UsageError("suite optimize needs --provider SPEC (openai:MODEL, anthropic:MODEL or replay:PATH)")
+    emit(args, run_suite_optimize(args.problems, args.kernels, args.out, provider=args.provider, rounds=args.rounds, **kw))
