@@ -13,11 +13,11 @@ from .metric_schema import DURATION, metric_value
 from .sol import RooflineAnalyzer, RooflineConfig, RooflineResult
 
 # %% auto #0
-__all__ = ['UNIT_SCALES', 'DETAILS_METRIC_NAMES', 'AGGREGATES', 'METRIC_FILE_FORMATS', 'NCUError', 'NCUNotFoundError',
-           'NCUPermissionError', 'NCUTimeoutError', 'NCUProgramError', 'NCUNoKernelError', 'NCUParseError', 'find_ncu',
-           'ncu_available', 'parse_ncu_version', 'ncu_version', 'parse_value', 'to_base_unit', 'parse_ncu_csv',
-           'launch_groups', 'select_kernels', 'report_frame', 'load_ncu_report', 'UnreadableMetricsError',
-           'read_metrics', 'SOLReport', 'sol_report']
+__all__ = ['UNIT_SCALES', 'DETAILS_METRIC_NAMES', 'AGGREGATES', 'METRIC_FILE_FORMATS', 'METRIC_FILE_SUFFIXES', 'NCUError',
+           'NCUNotFoundError', 'NCUPermissionError', 'NCUTimeoutError', 'NCUProgramError', 'NCUNoKernelError',
+           'NCUParseError', 'find_ncu', 'ncu_available', 'parse_ncu_version', 'ncu_version', 'parse_value',
+           'to_base_unit', 'parse_ncu_csv', 'launch_groups', 'select_kernels', 'report_frame', 'load_ncu_report',
+           'UnreadableMetricsError', 'read_metrics', 'SOLReport', 'sol_report']
 
 # %% ../nbs/14_ncu.ipynb #8b595164
 class NCUError(RuntimeError):
@@ -334,6 +334,8 @@ def load_ncu_report(
 METRIC_FILE_FORMATS = ("an ncu CSV (raw page: ncu --csv --page raw; details page: ncu --csv), an .ncu-rep report "
                        "(needs ncu's ncu_report Python module), or KernelAgent's JSON ({\"metrics\": {kernel: {metric: value}}})")
 
+METRIC_FILE_SUFFIXES = ('.csv', '.json', '.ncu-rep')   # what sol_report reads from a folder
+
 class UnreadableMetricsError(ValueError):
     "A file that holds no Nsight Compute metrics kernelopt can read."
 
@@ -407,11 +409,13 @@ class SOLReport:
         return '\n'.join([fmt(head), *map(fmt, rows)] + (['', 'warnings:'] + warns if warns else []))
 
 def sol_report(
-    paths:Sequence[str|Path],            # ncu exports: raw or details CSV, .ncu-rep, KernelAgent JSON
+    paths:Sequence[str|Path],            # ncu exports (raw or details CSV, .ncu-rep, KernelAgent JSON), or folders of them
     config:RooflineConfig|None=None,     # thresholds of the verdict
 ) -> SOLReport:
     "The Speed-of-Light verdict of every kernel in every file; `UnreadableMetricsError` names the first unreadable one."
     if isinstance(paths, (str, Path)): paths = [paths]
-    if not paths: raise ValueError("sol_report needs at least one file")
+    files = [f for p in paths for f in (sorted(q for q in Path(p).iterdir() if q.suffix in METRIC_FILE_SUFFIXES)
+                                        if Path(p).is_dir() else [p])]
+    if not files: raise ValueError(f"sol_report: no file to read in {[str(p) for p in paths]}; kernelopt reads {METRIC_FILE_FORMATS}")
     ra = RooflineAnalyzer(config)
-    return SOLReport({str(p): {k: ra.analyze(m) for k, m in read_metrics(p).items()} for p in paths})
+    return SOLReport({str(p): {k: ra.analyze(m) for k, m in read_metrics(p).items()} for p in files})
