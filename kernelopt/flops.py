@@ -268,9 +268,9 @@ def _mkldnn_rnn_layer(args, kwargs, out):
     return _rnn_flops(_tokens(args[0]), [(args[1], args[2], True)])
 
 def _cudnn_rnn(args, kwargs, out):
-    "_cudnn_rnn(input, weights, weight_stride0, ...): weight_stride0 tensors per layer and direction."
+    "_cudnn_rnn(input, weights, weight_stride0, ...): weight_stride0 tensors per layer and direction (4 or 5 with biases)."
     ws, stride = [w for w in args[1]], args[2]
-    return _rnn_flops(_tokens(args[0]), [(ws[j], ws[j + 1], stride > 2) for j in range(0, len(ws), stride)])
+    return _rnn_flops(_tokens(args[0]), [(ws[j], ws[j + 1], stride >= 4) for j in range(0, len(ws), stride)])
 
 def _mha_flops(q, k, v, e:int, heads:int) -> int:
     "Projections, scores, softmax, weighted sum and output projection of multi-head attention."
