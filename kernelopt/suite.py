@@ -279,7 +279,7 @@ def run_ray(tasks:list[dict], on_result:Callable, device:str='cpu', address:str|
     except ImportError: raise SuiteError(RAY_MISSING) from None
     started = not ray.is_initialized()
     if started:
-        try: ray.init(address=address, include_dashboard=False, log_to_driver=False, **(init_kwargs or {}))
+        try: ray.init(address=address, **{'include_dashboard': False, 'log_to_driver': False, 'logging_level': 'ERROR', **(init_kwargs or {})})
         except ConnectionError as e: raise SuiteError(f"cannot reach the Ray cluster at {address!r} ({e}); start it with `ray start --head`, or check --ray-address") from None
     opts = dict(num_gpus=1, num_cpus=1) if device == 'cuda' else dict(num_cpus=1)
     remote = ray.remote(_call).options(max_retries=max_retries, **opts)
