@@ -139,7 +139,7 @@ def ridge_point(self:GPUSpec,
     peak = self.peak_tflops(dtype)
     if peak is None:
         raise ValueError(f"{self.name} has no {precision_name(dtype)} peak in the table, so it has no ridge point for {dtype!r}; "
-                         f"use a precision it has, or measured peaks (kernelopt.roofline.measure_peaks)")
+                         f"use a precision it has, or measured peaks (kernelopt.peaks.measure_peaks)")
     return peak * 1e12 / (self.peak_memory_bw_gbps * 1e9)
 
 # %% ../nbs/00_gpu_specs.ipynb #6c5b266b
@@ -175,7 +175,7 @@ def _unknown(name:str, detail:str='') -> UnknownGPUError:
     return UnknownGPUError(
         f"unknown GPU {name!r}{detail}. Known GPUs: {known}. Pass one of these names (or an alias from `kernelopt specs --list`), "
         f"add an entry to kernelopt/data/gpu_specs.json (or to a JSON file named by $KERNELOPT_GPU_SPECS), "
-        f"or use measured peaks instead of datasheet ones: kernelopt.roofline.measure_peaks")
+        f"or use measured peaks instead of datasheet ones: kernelopt.peaks.measure_peaks")
 
 # %% ../nbs/00_gpu_specs.ipynb #316f4a12
 def _pick(candidates:list[GPUSpec], props:DeviceProps|None, name:str) -> GPUSpec:
