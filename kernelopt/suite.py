@@ -16,11 +16,13 @@ class SuiteLockedError(SuiteError):
     "Another suite is writing into the run folder."
 
 RAY_MISSING = 'the Ray backend needs Ray, which is not installed: pip install "kernelopt[ray]"'
+_all_ = ['SuiteError', 'SuiteResult', 'STATUSES', 'FAST_P', 'read_results']   # from suite_report, for `from kernelopt.suite import *`
 
 # %% auto #0
 __all__ = ['RAY_MISSING', 'EVALUATE', 'OPTIMIZE', 'SuiteLockedError', 'SuitePair', 'find_problems', 'suite_pairs',
            'SuiteSettings', 'pair_key', 'evaluate_pair', 'hold_run_folder', 'visible_gpus', 'run_local', 'run_ray',
-           'Suite', 'run_suite_eval', 'optimize_pair', 'run_suite_optimize']
+           'Suite', 'run_suite_eval', 'optimize_pair', 'run_suite_optimize', 'SuiteError', 'SuiteResult', 'STATUSES',
+           'FAST_P', 'read_results']
 
 # %% ../nbs/21_suite.ipynb #ab569289
 @dataclass
@@ -62,9 +64,9 @@ def find_problems(
 def _size_names(source:str) -> set:
     "The module-level names a problem assigns (the sizes --set may override), read without running it."
     import ast
-    from kernelopt.problem import _assigned_names
-    try: return {n for stmt in ast.parse(source).body for n in _assigned_names(stmt)}
+    try: body = ast.parse(source).body
     except SyntaxError: return set()   # the worker that loads it says what is wrong
+    return {t.id for s in body if isinstance(s, (ast.Assign, ast.AnnAssign)) for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) if isinstance(t, ast.Name)}
 
 def suite_pairs(
     problems:str|Path,              # a KernelBench-style folder or one problem file
@@ -178,8 +180,7 @@ def evaluate_pair(task:dict) -> dict:
     "Verify, then time, one pair; runs in a worker and returns its record as a dict. `task`: {'pair': ..., 'settings': ...}."
     pair, s = SuitePair(**task['pair']), SuiteSettings(**task['settings'])
     t0, where = time.perf_counter(), f"{socket.gethostname()}:{os.getpid()}"
-    if pair.candidate_source is None:
-        return _record(pair, s, 'missing', 'no candidate of this name', worker=where, wall_s=0.0).to_dict()
+    if pair.candidate_source is None: return _record(pair, s, 'missing', 'no candidate of this name', worker=where, wall_s=0.0).to_dict()
     from kernelopt.problem import load_problem, load_candidate
     device, lock = _worker_device(s.device)
     try:
@@ -252,15 +253,15 @@ EVALUATE, OPTIMIZE = 'kernelopt.suite:evaluate_pair', 'kernelopt.suite:optimize_
 def run_local(tasks:list[dict], on_result:Callable, workers:int=1, device:str='cpu', max_retries:int=3, target:str=EVALUATE):
     "Run `target` on every task on a pool of `workers` processes; `on_result(record)` in this process as each ends."
     import concurrent.futures as cf, multiprocessing as mp
-    from kernelopt.suite import _call, _init_worker   # by the module's name: a spawned worker imports them from there
+    here = importlib.import_module('kernelopt.suite')  # by the module's name: a spawned worker imports it from there
     ctx, todo, tries = mp.get_context('spawn'), list(tasks), {}
     gpus = visible_gpus() if device == 'cuda' else None
     while todo:
         q = ctx.Queue() if gpus is not None else None
         for g in gpus or []: q.put(g)
-        pool = cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(q,))
+        pool = cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=here._init_worker, initargs=(q,))
         try:
-            futures, todo = {pool.submit(_call, target, t): t for t in todo}, []
+            futures, todo = {pool.submit(here._call, target, t): t for t in todo}, []
             for f in cf.as_completed(futures):
                 t = futures[f]
                 try: on_result(f.result())
@@ -281,8 +282,7 @@ def run_ray(tasks:list[dict], on_result:Callable, device:str='cpu', address:str|
     if started:
         try: ray.init(address=address, **{'include_dashboard': False, 'log_to_driver': False, 'logging_level': 'ERROR', **(init_kwargs or {})})
         except ConnectionError as e: raise SuiteError(f"cannot reach the Ray cluster at {address!r} ({e}); start it with `ray start --head`, or check --ray-address") from None
-    opts = dict(num_gpus=1, num_cpus=1) if device == 'cuda' else dict(num_cpus=1)
-    remote = ray.remote(_call).options(max_retries=max_retries, **opts)
+    remote = ray.remote(_call).options(max_retries=max_retries, num_cpus=1, **({'num_gpus': 1} if device == 'cuda' else {}))
     try:
         refs = {remote.remote(target, t): t for t in tasks}
         while refs:
