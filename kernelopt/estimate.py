@@ -170,32 +170,45 @@ class WorkTooLargeError(ValueError):
         super().__init__(message); self.estimate, self.fit = estimate, fit
 
 # %% ../nbs/09a_estimate.ipynb #4b34f661
+def _halved(sizes:dict, frozen:set, n:int) -> dict:
+    "`sizes` with the largest size not in `frozen` halved, `n` times over."
+    sizes = dict(sizes)
+    for _ in range(n):
+        left = [k for k, v in sizes.items() if v > 1 and k not in frozen]
+        if not left: break
+        name = max(left, key=sizes.get); sizes[name] //= 2
+    return sizes
+
 def fitting_overrides(
     problem,                 # a problem file or a loaded Problem (its overrides are kept unless shrunk)
     budget_s:float,          # seconds the work may take
-    max_steps:int=64,        # halvings to try before giving up
+    max_steps:int=64,        # estimates to try before giving up
+    start:WorkEstimate|None=None,  # the estimate at the problem's own sizes, if one was made (saves counting again)
     **estimate_kwargs,       # for `estimate_work`: device, dtype, command, calls, slowdown, eager_slowdown, peaks
 ) -> dict:                   # the problem's overrides with the halved sizes; {} if it fits as it is
     "Size overrides at which the estimated work fits `budget_s`: integer sizes halved, the largest first."
     budget_s, prob = _positive('budget_s', budget_s), _as_problem(problem)
-    est = estimate_work(prob, **estimate_kwargs)
+    est = start or estimate_work(prob, **estimate_kwargs)
     estimate_kwargs['peaks'] = est.peaks   # the roofs do not change with the sizes
     sizes = {k: v for k, v in prob.sizes.items() if type(v) is int and v > 1}
-    fit, frozen = dict(prob.overrides), set()
+    fit, frozen, single = dict(prob.overrides), set(), False
     for _ in range(max_steps):
         if est.seconds <= budget_s: return {k: fit[k] for k in [*prob.sizes, *fit] if k in fit}   # in the file's order
-        left = [k for k, v in sizes.items() if v > 1 and k not in frozen]
-        if not left: break
-        name = max(left, key=sizes.get)
-        trial = {**fit, name: sizes[name] // 2}
+        # jump: as many halvings as would reach the budget if the work were proportional to each size; then one at a time
+        n = 1 if single else max(1, int(math.log2(est.seconds / budget_s)))
+        trial_sizes = _halved(sizes, frozen, n)
+        if trial_sizes == sizes: break
+        trial = {**fit, **{k: v for k, v in trial_sizes.items() if v != sizes[k]}}
         try: est = estimate_work(prob, overrides=trial, **estimate_kwargs)
-        except Exception: frozen.add(name); continue   # the problem does not accept this size: halve another
-        fit, sizes[name] = trial, sizes[name] // 2
+        except Exception:                  # the problem does not accept these sizes
+            if n == 1: frozen.update(k for k in trial_sizes if trial_sizes[k] != sizes[k])   # leave that size alone
+            single = True; continue
+        fit, sizes = trial, trial_sizes
     if est.seconds <= budget_s: return {k: fit[k] for k in [*prob.sizes, *fit] if k in fit}
     raise WorkTooLargeError(f"{prob.path}: no smaller sizes found that fit {_duration(budget_s)} "
                             f"(at {_sizes_text({**prob.sizes, **fit})} still about {_duration(est.seconds)})", est)
 
-# %% ../nbs/09a_estimate.ipynb #2315f7a8
+# %% ../nbs/09a_estimate.ipynb #10ea9bc1
 def cpu_budget_s(budget_s:float|None=None) -> float:
     "The CPU work budget in seconds: `budget_s` if given, else $KERNELOPT_CPU_BUDGET_S, else `DEFAULT_BUDGET_S`."
     if budget_s is not None: return _positive('budget_s', budget_s)
@@ -204,7 +217,7 @@ def cpu_budget_s(budget_s:float|None=None) -> float:
     try: return _positive(BUDGET_ENV, float(text))
     except ValueError: raise ValueError(f"{BUDGET_ENV}={text!r}: expected seconds > 0, e.g. 600 (or inf for no limit)") from None
 
-# %% ../nbs/09a_estimate.ipynb #e051705d
+# %% ../nbs/09a_estimate.ipynb #b2ed36d6
 def check_work_fits(
     problem,                            # a problem file or a loaded Problem (its overrides apply)
     *,
@@ -225,6 +238,6 @@ def check_work_fits(
     what = f"{est.command} of " if est.command and 'calls' not in estimate_kwargs else ''
     head = (f"{what}{prob.path} at {_sizes_text(prob.sizes)} would take about {_duration(est.seconds)} on this CPU "
             f"({_calls_text(est)}), over the {_duration(budget)} budget")
-    try: fit = fitting_overrides(prob, budget, peaks=est.peaks, **{k: v for k, v in estimate_kwargs.items() if k != 'peaks'})
+    try: fit = fitting_overrides(prob, budget, start=est, device=dev, **estimate_kwargs)
     except WorkTooLargeError: raise WorkTooLargeError(f"{head}; no smaller sizes fit: {more}", est) from None
     raise WorkTooLargeError(f"{head}: run it with {format_overrides(fit)}, or {more}", est, fit)
