@@ -75,11 +75,12 @@ def command_calls(
 
 # %% ../nbs/09a_estimate.ipynb #ee4b8f3c
 def _duration(s:float) -> str:
-    "Seconds in words a person reads: '45 s', '3.2 min', '5.1 h', '3.0 days'."
+    "Seconds in words a person reads: '3 days', '5.1 h', '3.2 min', '45 s', '240 ms', '48 us'."
+    num = lambda x: f"{x:.2g}" if x < 10 else f"{x:.0f}"
     if not math.isfinite(s): return 'forever'
     for unit, n in (('days', 86400), ('h', 3600), ('min', 60)):
-        if s >= 2 * n: return f"{s / n:.2g} {unit}" if s / n < 10 else f"{s / n:.0f} {unit}"
-    return f"{s:.2g} s" if s < 10 else f"{s:.0f} s"
+        if s >= 2 * n: return f"{num(s / n)} {unit}"
+    return f"{num(s)} s" if s >= 1 else f"{num(s * 1e3)} ms" if s >= 1e-3 else f"{num(s * 1e6)} us"
 
 def _calls_text(est) -> str:
     "What the calls cost, e.g. '137 interpreted kernel calls of ~17 min each, 133 reference calls of ~0.2 s'."
@@ -112,9 +113,9 @@ class WorkEstimate:
         "Two lines: the total, then how it was reached."
         what = f"{self.command} of " if self.command else ''
         return (f"{what}{self.problem} at {_sizes_text(self.sizes)}: about {_duration(self.seconds)} on {self.peaks.device}\n"
-                f"  {self.calls.kernel} kernel calls x {_duration(self.floor_s * self.slowdown)} (floor {self.floor_s * 1e6:.3g} us x slowdown {self.slowdown:.3g}) "
-                f"+ {self.calls.reference} reference calls x {_duration(self.floor_s * self.eager_slowdown)}; "
-                f"{self.flops:.3g} FLOP, {self.bytes / 2**20:.3g} MiB per call; roofs {self.peaks.label}")
+                f"  {_calls_text(self) or 'no calls'}: floor {self.floor_s * 1e6:.3g} us per call ({self.flops:.3g} FLOP, "
+                f"{self.bytes / 2**20:.3g} MiB) x slowdown {self.slowdown:.3g} (kernel), {self.eager_slowdown:.3g} (reference); "
+                f"roofs {self.peaks.label}")
 
 # %% ../nbs/09a_estimate.ipynb #bf6a8843
 def _as_problem(problem, overrides:dict|None=None) -> Problem:
@@ -138,8 +139,8 @@ def estimate_work(
     device:str|torch.device='cpu',      # where the command would run
     dtype:torch.dtype|str|None=None,    # None: the problem's own dtype
     overrides:dict|None=None,           # size overrides on top of the problem's, e.g. {'batch_size': 8}
-    command:str|None='bench',           # whose calls to count (`command_calls`); ignored when `calls` is given
-    calls:CommandCalls|None=None,       # the calls, if not a command's defaults
+    command:str|None='bench',           # whose calls to count (`command_calls`) and the name the text shows
+    calls:CommandCalls|None=None,       # the calls, if not `command`'s defaults (e.g. `command_calls('bench', trials=20)`)
     slowdown:float=INTERPRETER_SLOWDOWN,  # interpreted kernel time / floor on the CPU
     eager_slowdown:float=EAGER_SLOWDOWN,  # eager reference time / floor on the CPU
     peaks:HardwarePeaks|None=None,      # the roofs; None: `roofs_for(device, dtype)` (measured once per machine, cached)
@@ -235,7 +236,7 @@ def check_work_fits(
     est = estimate_work(prob, device=dev, **estimate_kwargs)
     if est.seconds <= budget: return est
     more = f"allow more time with {flag} {math.ceil(est.seconds / 60)} (or {BUDGET_ENV}={math.ceil(est.seconds)})"
-    what = f"{est.command} of " if est.command and 'calls' not in estimate_kwargs else ''
+    what = f"{est.command} of " if est.command else ''
     head = (f"{what}{prob.path} at {_sizes_text(prob.sizes)} would take about {_duration(est.seconds)} on this CPU "
             f"({_calls_text(est)}), over the {_duration(budget)} budget")
     try: fit = fitting_overrides(prob, budget, start=est, device=dev, **estimate_kwargs)
