@@ -13,11 +13,11 @@ from .metric_schema import DURATION, metric_value
 from .sol import RooflineAnalyzer, RooflineConfig, RooflineResult
 
 # %% auto #0
-__all__ = ['UNIT_SCALES', 'DETAILS_METRIC_NAMES', 'AGGREGATES', 'METRIC_FILE_FORMATS', 'METRIC_FILE_SUFFIXES', 'NCUError',
-           'NCUNotFoundError', 'NCUPermissionError', 'NCUTimeoutError', 'NCUProgramError', 'NCUNoKernelError',
-           'NCUParseError', 'find_ncu', 'ncu_available', 'parse_ncu_version', 'ncu_version', 'parse_value',
-           'to_base_unit', 'parse_ncu_csv', 'launch_groups', 'select_kernels', 'report_frame', 'load_ncu_report',
-           'UnreadableMetricsError', 'read_metrics', 'SOLReport', 'sol_report']
+__all__ = ['UNIT_SCALES', 'LAUNCH_COLUMNS', 'DETAILS_METRIC_NAMES', 'AGGREGATES', 'METRIC_FILE_FORMATS', 'METRIC_FILE_SUFFIXES',
+           'NCUError', 'NCUNotFoundError', 'NCUPermissionError', 'NCUTimeoutError', 'NCUProgramError',
+           'NCUNoKernelError', 'NCUParseError', 'find_ncu', 'ncu_available', 'parse_ncu_version', 'ncu_version',
+           'parse_value', 'to_base_unit', 'parse_ncu_csv', 'launch_groups', 'select_kernels', 'report_frame',
+           'load_ncu_report', 'UnreadableMetricsError', 'read_metrics', 'SOLReport', 'sol_report']
 
 # %% ../nbs/14_ncu.ipynb #8b595164
 class NCUError(RuntimeError):
@@ -113,7 +113,7 @@ def to_base_unit(value:float|str, unit:str) -> tuple[float|str, str]:
     return value * factor, base
 
 # %% ../nbs/14_ncu.ipynb #796f2572
-_FIXED = {'ID': 'launch_id', 'Process ID': 'process_id', 'Process Name': 'process_name', 'Host Name': 'host_name',
+LAUNCH_COLUMNS = {'ID': 'launch_id', 'Process ID': 'process_id', 'Process Name': 'process_name', 'Host Name': 'host_name',
           'Kernel Name': 'kernel', 'Context': 'context', 'Stream': 'stream', 'Block Size': 'block_size',
           'Grid Size': 'grid_size', 'Device': 'device', 'CC': 'cc'}
 _DETAILS = ('Section Name', 'Metric Name', 'Metric Unit', 'Metric Value')
@@ -136,7 +136,7 @@ def _csv_records(text:str) -> tuple[list[str], list[list[str]]]:
             if fields[:1] == ['ID'] and 'Kernel Name' in fields: header = fields
             continue
         if fields == header: continue   # a repeated header (one per process)
-        if len(fields) < len(_FIXED) or not (fields[0].isdigit() or (fields[0] == '' and not records)): continue
+        if len(fields) < len(LAUNCH_COLUMNS) or not (fields[0].isdigit() or (fields[0] == '' and not records)): continue
         if len(fields) > len(header):
             if any(f.strip() for f in fields[len(header):]): continue
             fields = fields[:len(header)]
@@ -173,8 +173,8 @@ def _dims(s:str):
 
 def _fixed_values(header, rec) -> dict:
     row = {}
-    for i, name in enumerate(header[:len(_FIXED)]):
-        key = _FIXED.get(name, name)
+    for i, name in enumerate(header[:len(LAUNCH_COLUMNS)]):
+        key = LAUNCH_COLUMNS.get(name, name)
         v = rec[i]
         if key in ('launch_id', 'process_id', 'context', 'stream', 'device'): v = int(v) if v.isdigit() else v
         elif key in ('block_size', 'grid_size'): v = _dims(v)
@@ -183,7 +183,7 @@ def _fixed_values(header, rec) -> dict:
 
 # %% ../nbs/14_ncu.ipynb #9cb05d45
 def _frame(rows:list[dict], metrics:list[str], attrs:dict) -> pd.DataFrame:
-    fixed = [c for c in _FIXED.values()]
+    fixed = [c for c in LAUNCH_COLUMNS.values()]
     df = pd.DataFrame(rows, columns=fixed + metrics)
     for m in metrics:
         vals = df[m].tolist()
@@ -193,13 +193,13 @@ def _frame(rows:list[dict], metrics:list[str], attrs:dict) -> pd.DataFrame:
     return df
 
 def _parse_raw(header, records) -> pd.DataFrame:
-    metrics, units = header[len(_FIXED):], {}
+    metrics, units = header[len(LAUNCH_COLUMNS):], {}
     if records and records[0][0] == '':
-        units = dict(zip(metrics, records[0][len(_FIXED):])); records = records[1:]
+        units = dict(zip(metrics, records[0][len(LAUNCH_COLUMNS):])); records = records[1:]
     rows, base_units = [], {}
     for rec in records:
         row = _fixed_values(header, rec)
-        for m, s in zip(metrics, rec[len(_FIXED):]):
+        for m, s in zip(metrics, rec[len(LAUNCH_COLUMNS):]):
             row[m], base_units[m] = to_base_unit(parse_value(s), units.get(m, ''))
         rows.append(row)
     units = {m: base_units.get(m, units.get(m, '')) for m in metrics}
@@ -301,7 +301,7 @@ def report_frame(
             def value(n):
                 m = a.metric_by_name(n)
                 return None if m is None else m.value()
-            row = dict.fromkeys(_FIXED.values())
+            row = dict.fromkeys(LAUNCH_COLUMNS.values())
             dims = lambda kind: tuple(value(f'launch__{kind}_dim_{x}') for x in 'xyz')
             grid, block = dims('grid'), dims('block')
             cc = (value('device__attribute_compute_capability_major'), value('device__attribute_compute_capability_minor'))

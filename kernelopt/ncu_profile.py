@@ -12,7 +12,7 @@ import pandas as pd
 from fastcore.basics import patch
 from .metric_schema import metric_names
 from .ncu import (NCUError, NCUNotFoundError, NCUPermissionError, NCUTimeoutError, NCUProgramError, NCUNoKernelError,
-                           NCUParseError, find_ncu, ncu_version, parse_ncu_csv, select_kernels, launch_groups, _FIXED)
+                           NCUParseError, find_ncu, ncu_version, parse_ncu_csv, select_kernels, launch_groups, LAUNCH_COLUMNS)
 
 # %% auto #0
 __all__ = ['NVTX_RANGE', 'CLOCK_CONTROLS', 'CACHE_CONTROLS', 'REPLAY_MODES', 'RUNNER_MARK', 'build_ncu_command',
@@ -270,7 +270,7 @@ def profile(self:NCUProfiler,
     err = classify_ncu_output(log + '\n' + stdout, rc, stderr, use_sudo=self.use_sudo, nvtx_range=NVTX_RANGE)
     if err: raise err
     try: df = parse_ncu_csv(log or stdout)
-    except NCUParseError: df = pd.DataFrame(columns=list(_FIXED.values()))
+    except NCUParseError: df = pd.DataFrame(columns=list(LAUNCH_COLUMNS.values()))
     if not len(df):
         raise NCUNoKernelError(f"ncu profiled no kernel inside the NVTX range '{NVTX_RANGE}'; its output is in {out}")
     try: metrics = select_kernels(df, exclude=r"^(void )?at::" if candidate is not None else None)
