@@ -310,7 +310,7 @@ def _bench_child(p:dict) -> dict:
     with tf32_mode(p.get('allow_tf32', False)), torch.no_grad():
         ref = problem.make_model(device, dtype, seed)
         if is_ref:   # the reference
-            torch.save([as_outputs(ref(*problem.make_inputs(device, dtype, s))) for s in p['check_seeds']], p['ref_outputs'])
+            checked = [as_outputs(ref(*problem.make_inputs(device, dtype, s))) for s in p['check_seeds']]
             res['floor_s'], note = _floor_s(problem, device, dtype, p.get('allow_tf32', False), p.get('peaks'))
             if res['floor_s'] is None and p.get('peaks') is not None: res['warnings'].append(note)
             fn = torch.compile(ref) if p.get('baseline') == 'compile' else ref
@@ -324,13 +324,10 @@ def _bench_child(p:dict) -> dict:
             except ProblemError: raise
             except Exception as e: return {**res, 'status': 'crashed', 'message': f"building the candidate raised {type(e).__name__}: {e}"}
             del ref, x0
-            if p.get('check') == 'plain':     # the plain check; kernelopt.verify runs before this process instead
-                want_all = torch.load(p['ref_outputs'])
-                for s, want in zip(p['check_seeds'], want_all):
-                    try: got = fn(*problem.make_inputs(device, dtype, s))
-                    except Exception as e: return {**res, 'status': 'crashed', 'message': f"the candidate raised {type(e).__name__}: {e}"}
-                    why = check_outputs(got, want, dtype, p.get('allow_tf32', False))
-                    if why: return {**res, 'status': 'rejected', 'message': f"check on inputs of seed {s}: {why[0]}"}
+            checked = []   # answers on the check seeds (plain check), compared by the parent
+            for s in p['check_seeds'] if p.get('check') == 'plain' else ():
+                try: checked.append(as_outputs(fn(*problem.make_inputs(device, dtype, s))))
+                except Exception as e: return {**res, 'status': 'crashed', 'message': f"the candidate raised {type(e).__name__}: {e}"}
         trials = p['trials']
         rec = _Recorder(fn, p.get('check_trials') or {0, trials // 2, trials - 1}, None if is_ref else audit)
         fresh = _trial_inputs(problem, device, dtype, seed, p.get('n_input_sets'), rec)
@@ -340,28 +337,14 @@ def _bench_child(p:dict) -> dict:
         except Exception as e:
             if is_ref: raise
             return {**res, 'status': 'crashed', 'message': f"the candidate raised {type(e).__name__} while timed: {e}"}
-        if is_ref: torch.save(rec.outputs, p['timed_outputs'])
-        elif problems:
+        res['outputs'] = dict(check=checked, timed=rec.outputs)   # raw answers, judged by the parent
+        if not is_ref and problems:
             return {**res, 'status': 'rejected', 'message': "a timed call did not do its work in the candidate's kernels "
                     f"(it behaves differently once verified?): {'; '.join(problems)}"}
-        else:
-            if len(samples) - len(rec.audited) >= 10:   # the traced calls carry the tracer's overhead: left out when enough remain
-                samples = [t for i, t in enumerate(samples) if i not in rec.audited]
-            why = _check_timed_outputs(rec.outputs, torch.load(p['timed_outputs']), problem, device, dtype, seed, p, timer)
-            if isinstance(why, str): return {**res, 'status': 'rejected', 'message': why}
-            res['warnings'] += why
+        if not is_ref and len(samples) - len(rec.audited) >= 10:   # the traced calls carry the tracer's overhead: left out when enough remain
+            samples = [t for i, t in enumerate(samples) if i not in rec.audited]
     return {**res, 'samples_ms': samples, 'timer': timer}
 
-def _check_timed_outputs(got:dict, want:dict, problem, device, dtype, seed, p, timer) -> str|list:
-    "Check 5 of the verifier on the timed calls themselves: a reason to reject (str), or warnings (list)."
-    common = sorted(set(got) & set(want))
-    if not common:
-        return [f"the answers of the timed calls were not checked ({'a CUDA graph or do_bench replays fixed inputs' if timer in ('cuda_graph', 'triton_do_bench') else 'no trial in common with the reference'})"]
-    for i in common:
-        inputs = problem.make_inputs(device, dtype, seed + 1 + i) if not p.get('n_input_sets') else None
-        why = check_outputs(got[i], want[i], dtype, p.get('allow_tf32', False), inputs or ())
-        if why: return f"the answer returned by timed call {i} is wrong (a result cached or reused across calls?): {why[0]}"
-    return []
 
 # %% ../nbs/11_benchmark.ipynb #51cfdd86
 class Benchmark:
@@ -405,7 +388,7 @@ def _as_problem(problem) -> Problem:
 def _as_candidate(candidate) -> Candidate:
     return candidate if isinstance(candidate, Candidate) else load_candidate(candidate)
 
-def _payload(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|None, ref_outputs:str) -> dict:
+def _payload(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|None) -> dict:
     return dict(problem_path=problem.path, problem_source=problem.source, overrides=problem.overrides,
                 candidate_path=candidate.path if candidate else None, candidate_source=candidate.source if candidate else None,
                 device=self.device, dtype=self.dtype or dtype_name(problem.dtype), seed=self.seed, warmup=self.warmup, trials=self.trials,
@@ -413,7 +396,7 @@ def _payload(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|
                 allow_tf32=self.allow_tf32, baseline=baseline, n_input_sets=self.n_input_sets,
                 check='plain' if self.check == 'plain' else None, check_seeds=[1000 + self.seed, 1001 + self.seed],
                 check_trials=_check_trials(self), allowed_ops=list(self.allowed_ops),
-                ref_outputs=ref_outputs, timed_outputs=ref_outputs.replace('.pt', '-timed.pt'), cpu_threads=self.cpu_threads,
+                cpu_threads=self.cpu_threads,
                 peaks=self.peaks.to_dict() if hasattr(self.peaks, 'to_dict') else self.peaks)
 
 def _check_trials(self:Benchmark) -> list[int]:
@@ -423,12 +406,12 @@ def _check_trials(self:Benchmark) -> list[int]:
         self._checked[self.trials] = sorted({0, self.trials - 1, *middle})
     return self._checked[self.trials]
 
-def _run(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|None, ref_outputs:str) -> BenchmarkResult:
-    "One isolated timing run, under the device lock."
+def _run(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|None) -> tuple[BenchmarkResult, dict]:
+    "One isolated timing run, under the device lock: its result and the raw answers it sent back."
     base = BenchmarkResult('error', baseline=baseline, device=self.device, dtype=self.dtype or dtype_name(problem.dtype),
                            problem=problem.name, candidate=candidate.path if candidate else None, overrides=dict(problem.overrides))
     with (self.lock or contextlib.nullcontext()):
-        r = run_isolated('kernelopt.benchmark:_bench_child', _payload(self, problem, baseline, candidate, ref_outputs),
+        r = run_isolated('kernelopt.benchmark:_bench_child', _payload(self, problem, baseline, candidate),
                          self.timeout_s, env=self.env, work_dir=self.work_dir, fork_server=self.fork_server,
                          preload=('kernelopt.benchmark',))
     base.stderr_tail, base.wall_s = r.stderr_tail, r.wall_s
@@ -446,15 +429,13 @@ def _run(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|None
                 warnings.simplefilter('always')
                 base.stats = compute_timing_stats(v['samples_ms'])
             base.warnings += [f"{who}: {x.message}" for x in w]
-    return base
+    return base, (r.value or {}).get('outputs') or {}
 
-def _reference(self:Benchmark, problem:Problem, baseline:str) -> tuple[BenchmarkResult, str]:
-    "Time the reference once per (problem, sizes, baseline); return its result and the path of its check outputs."
+def _reference(self:Benchmark, problem:Problem, baseline:str) -> tuple[BenchmarkResult, dict]:
+    "Time the reference once per (problem, sizes, baseline); return its result and its answers, held by this process."
     if baseline not in ('eager', 'compile'): raise ProblemError(f"unknown baseline {baseline!r}; expected 'eager' or 'compile'")
     key = hashlib.sha1(json.dumps([problem.path, problem.source, problem.overrides, baseline, self.dtype], sort_keys=True, default=str).encode()).hexdigest()[:16]
-    if key not in self._references:
-        ref_outputs = str(self.work_dir/f"reference-{key}.pt")
-        self._references[key] = (_run(self, problem, baseline, None, ref_outputs), ref_outputs)
+    if key not in self._references: self._references[key] = _run(self, problem, baseline, None)
     return self._references[key]
 
 def benchmark_pytorch(self:Benchmark,
@@ -464,6 +445,19 @@ def benchmark_pytorch(self:Benchmark,
     "Time the problem's PyTorch reference in a fresh process."
     return _reference(self, _as_problem(problem), baseline)[0]
 
+def _judge_answers(self:Benchmark, got:dict, want:dict, dtype:str, timer:str) -> str|list:
+    "The parent's check of the candidate's answers (plain check, then the secret timed calls): a reason to reject, or warnings."
+    for k, (g, w) in enumerate(zip(got.get('check') or [], want.get('check') or [])):
+        if why := check_outputs(g, w, dtype, self.allow_tf32): return f"check on inputs of seed {1000 + self.seed + k}: {why[0]}"
+    g_t, w_t = got.get('timed') or {}, want.get('timed') or {}
+    common = sorted(set(g_t) & set(w_t), key=int)
+    if not common:
+        return [f"the answers of the timed calls were not checked ({'a CUDA graph or do_bench replays fixed inputs' if timer in ('cuda_graph', 'triton_do_bench') else 'no trial in common with the reference'})"]
+    for i in common:
+        if why := check_outputs(g_t[i], w_t[i], dtype, self.allow_tf32):
+            return f"the answer returned by timed call {i} is wrong (a result cached or reused across calls?): {why[0]}"
+    return []
+
 # %% ../nbs/11_benchmark.ipynb #62cd9a7e
 def benchmark_kernel(self:Benchmark,
                      candidate:Candidate|str|Path,  # a loaded candidate or a path
@@ -472,7 +466,7 @@ def benchmark_kernel(self:Benchmark,
                     )->BenchmarkResult:
     "Check and time a candidate in a fresh process; report it with the reference's timing and the speedup."
     problem, candidate = _as_problem(problem), _as_candidate(candidate)
-    ref, ref_outputs = _reference(self, problem, baseline)
+    ref, ref_answers = _reference(self, problem, baseline)
     if ref.status != 'ok':
         return BenchmarkResult('error', f"the reference could not be timed ({ref.status}): {ref.message}", ref.stderr_tail,
                                baseline=baseline, device=self.device, dtype=ref.dtype, problem=problem.name,
@@ -486,8 +480,12 @@ def benchmark_kernel(self:Benchmark,
         if not passed:
             return BenchmarkResult('rejected', why, baseline=baseline, device=self.device, dtype=ref.dtype, problem=problem.name,
                                    candidate=candidate.path, overrides=dict(problem.overrides), reference=ref.stats)
-    res = _run(self, problem, baseline, candidate, ref_outputs)
+    res, answers = _run(self, problem, baseline, candidate)
     res.reference, res.warnings = ref.stats, ref.warnings + res.warnings
+    if answers:   # judged here, in the process that never imported the candidate; a wrong answer is the first reason
+        why = _judge_answers(self, answers, ref_answers, res.dtype, res.timer)
+        if isinstance(why, str): res.status, res.message, res.stats = 'rejected', why, None
+        elif res.status == 'ok': res.warnings += why
     if res.stats is not None and res.stats.median_ms > 0:
         res.speedup = ref.stats.median_ms / res.stats.median_ms
         pl = speed_plausibility(res.stats.median_ms / 1e3, ref.stats.median_ms / 1e3, ref.floor_s, self.max_speedup)

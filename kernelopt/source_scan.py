@@ -8,20 +8,21 @@ import ast
 from dataclasses import dataclass
 
 # %% auto #0
-__all__ = ['FATAL_RULES', 'SYSTEM_MODULES', 'EVASION_MODULES', 'HOST_MODULES', 'HOST_ATTRS', 'LIBRARY_CALLS', 'TORCH_FILE_ATTRS',
-           'OS_CALLS', 'OS_FILE_CALLS', 'OS_READ_CALLS', 'EVASION_CALLS', 'EVASION_ATTRS', 'ANY_EVASION_ATTRS',
-           'PATCHED_ROOTS', 'STREAM_ATTRS', 'Finding', 'scan_source']
+__all__ = ['FATAL_RULES', 'WARNING_RULES', 'SYSTEM_MODULES', 'EVASION_MODULES', 'HOST_MODULES', 'HOST_ATTRS', 'LIBRARY_CALLS',
+           'TORCH_FILE_ATTRS', 'OS_CALLS', 'OS_FILE_CALLS', 'OS_READ_CALLS', 'EVASION_CALLS', 'EVASION_ATTRS',
+           'ANY_EVASION_ATTRS', 'PATCHED_ROOTS', 'STREAM_ATTRS', 'STRICTER_FLAGS', 'Finding', 'scan_source']
 
 # %% ../nbs/08_source_scan.ipynb #1de020e8
 @dataclass
 class Finding:
     "One suspicious construct in a candidate's source."
-    rule:str      # "system" | "evasion" | "host_compute" | "library" (these refuse the candidate) | "try_except" | "monkey_patch" | "stream"
+    rule:str      # "system" | "evasion" | "host_compute" | "library" (refuse) | "stream" (fails) | "try_except" | "monkey_patch" | "host_import" (warn)
     line:int      # 1-based line
     message:str   # a plain sentence
     fatal:bool    # True: the candidate is refused without being run
 
 FATAL_RULES = ('system', 'evasion', 'host_compute', 'library')   # refused before the candidate runs
+WARNING_RULES = ('try_except', 'monkey_patch', 'host_import')    # inform only: the runtime checks confirm or dismiss them
 
 # %% ../nbs/08_source_scan.ipynb #4d2ae0bd
 SYSTEM_MODULES = {  # module -> why generated kernel code has no business there
@@ -51,10 +52,11 @@ EVASION_ATTRS = frozenset('__globals__ __code__ __builtins__ __subclasses__ __cl
                           'GridExecutor launch_enter_hook launch_exit_hook _python_dispatch TorchDispatchMode '
                           '_DisableTorchDispatch _pop_mode _disable_current_modes sys'.split())
 ANY_EVASION_ATTRS = frozenset('__dict__ __getattribute__ __bases__ __base__ __mro__ __loader__ __spec__ __self__ __func__ '
-                              '__wrapped__ __import__ __reduce__ __reduce_ex__ f_back f_globals f_locals f_builtins '
+                              '__wrapped__ __import__ __reduce__ __reduce_ex__ __traceback__ f_back f_globals f_locals f_builtins '
                               'tb_frame gi_frame cr_frame ag_frame'.split())   # reach other code's namespaces, whatever the object
 PATCHED_ROOTS = frozenset('time torch triton numpy math builtins kernelopt'.split())
 STREAM_ATTRS = frozenset('Stream stream ExternalStream set_stream'.split())
+STRICTER_FLAGS = ('allow_tf32', 'allow_fp16_reduced_precision_reduction', 'allow_bf16_reduced_precision_reduction')  # set to False: stricter math, harmless
 
 # %% ../nbs/08_source_scan.ipynb #55606063
 def _dotted(node) -> str|None:
@@ -68,6 +70,7 @@ class _Scanner(ast.NodeVisitor):
     def __init__(self):
         self.found, self.alias = [], {}   # local name -> full dotted module path
         self.called = set()               # ids of Name nodes already reported as the function of a call
+        self.depth = 0                    # > 0 inside a function body: code that runs per call, on the inputs
     def add(self, rule, node, msg):
         self.found.append(Finding(rule, getattr(node, 'lineno', 0), msg, rule in FATAL_RULES))
     def full(self, node) -> str|None:
@@ -108,9 +111,14 @@ class _Scanner(ast.NodeVisitor):
         if parts[0] in ('torch', 'triton') and any(p.startswith('_') and not p.startswith('__') for p in parts[1:]):
             return 'evasion', "uses private internals of torch or Triton (dispatch, compiler, runtime state)"
         return None
+    def visit_FunctionDef(self, node):
+        self.depth += 1; self.generic_visit(node); self.depth -= 1
+    visit_AsyncFunctionDef = visit_Lambda = visit_FunctionDef
     def check_module(self, name, node):
         why, other = self.system_why(name), self.other_why(name)
-        if why: self.add('system', node, f"imports {name}, which {why}")
+        if other and other[0] == 'host_compute' and name.split('.')[0] == 'numpy' and not self.depth:
+            self.add('host_import', node, f"imports {name}: fine for constants; NumPy inside a function, on the inputs, is refused")
+        elif why: self.add('system', node, f"imports {name}, which {why}")
         elif other: self.add(other[0], node, f"imports {name}, which {other[1]}")
         elif name.split('.')[0] in EVASION_MODULES: self.add('evasion', node, f"imports {name}, which can reach into the harness")
     def visit_Name(self, node):
@@ -148,8 +156,8 @@ class _Scanner(ast.NodeVisitor):
             why, other = self.system_why(f), self.other_why(f)
             if why and not self.system_why(inner):   # report the outermost reach only once
                 self.add('system', node, f"uses {f}, which {why}")
-            elif other and not self.other_why(inner):
-                self.add(other[0], node, f"uses {f}, which {other[1]}")
+            elif other and (not self.other_why(inner) or (self.depth and inner == 'numpy')) and not (f.split('.')[0] == 'numpy' and not self.depth):   # module level: constants
+                self.add(other[0], node, f"uses {f}{' inside a function' if f.startswith('numpy') else ''}, which {other[1]}")
         if not f and node.attr in HOST_ATTRS:
             self.add('host_compute', node, f"uses .{node.attr}, which moves the work to the host, where no tracer sees it")
         root = (f or '').split('.')[0]
@@ -163,7 +171,8 @@ class _Scanner(ast.NodeVisitor):
         launches = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript) for b in node.body for n in ast.walk(b))
         torch_in_handler = any(isinstance(n, ast.Call) and (self.full(n.func) or '').split('.')[0] == 'torch'
                                for h in node.handlers for n in ast.walk(h))
-        if launches or torch_in_handler:
+        reraises = all(len(h.body) == 1 and isinstance(h.body[0], ast.Raise) for h in node.handlers) and not node.orelse
+        if (launches or torch_in_handler) and not (reraises and not torch_in_handler):   # an except that only re-raises hides nothing
             what = 'a kernel launch' if launches else 'code'
             self.add('try_except', node, f"wraps {what} in try/except" +
                      (", falling back to torch in the handler" if torch_in_handler else "") +
@@ -177,7 +186,11 @@ class _Scanner(ast.NodeVisitor):
                 f = self.full(base)
                 if f and f.split('.')[0] in PATCHED_ROOTS:
                     self.add('monkey_patch', node, f"monkey-patches {f} ({verb})")
-    def visit_Assign(self, node): self.check_targets(node.targets, node, 'assignment'); self.generic_visit(node)
+    def visit_Assign(self, node):
+        stricter = isinstance(node.value, ast.Constant) and node.value.value is False and all(
+            isinstance(t, ast.Attribute) and t.attr in STRICTER_FLAGS for t in node.targets)   # e.g. allow_tf32 = False
+        if not stricter: self.check_targets(node.targets, node, 'assignment')
+        self.generic_visit(node)
     def visit_AugAssign(self, node): self.check_targets([node.target], node, 'assignment'); self.generic_visit(node)
     def visit_AnnAssign(self, node): self.check_targets([node.target], node, 'assignment'); self.generic_visit(node)
     def visit_Delete(self, node): self.check_targets(node.targets, node, 'del'); self.generic_visit(node)
@@ -186,7 +199,7 @@ class _Scanner(ast.NodeVisitor):
 def scan_source(
     source:str,               # the candidate's Python source
 )->list[Finding]:             # in line order; a syntax error is left to the loader
-    "Scan a candidate's source for system access, harness evasion, try/except fallbacks, monkey-patching and streams."
+    "Scan a candidate's source for system access, harness evasion, host compute, try/except fallbacks, monkey-patching and streams."
     try: tree = ast.parse(source)
     except SyntaxError: return []
     s = _Scanner(); s.visit(tree)

@@ -12,8 +12,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 # %% auto #0
 __all__ = ['ALWAYS_ALLOWED_OPS', 'INTERPRETER_OPS', 'UNINITIALIZED_OPS', 'TIMER_FUNCTIONS', 'WATCHED_NAMESPACES',
            'install_triton_hooks', 'triton_hooks_intact', 'remove_triton_hooks', 'in_triton_interpreter',
-           'LaunchCounter', 'fill_bytes', 'is_host_copy', 'OpTracer', 'harness_snapshot', 'replaced_attributes',
-           'active_modes', 'concurrency_snapshot', 'leftover_concurrency']
+           'LaunchCounter', 'fill_bytes', 'is_host_copy', 'triton_op_body', 'OpTracer', 'harness_snapshot',
+           'replaced_attributes', 'active_modes', 'concurrency_snapshot', 'leftover_concurrency']
 
 # %% ../nbs/06_trace.ipynb #5c09a8ef
 _LISTENERS: list = []             # active LaunchCounter objects
@@ -104,6 +104,14 @@ def is_host_copy(name:str, args, kwargs) -> bool:
     return False
 
 # %% ../nbs/06_trace.ipynb #838f6281
+def triton_op_body(name:str):
+    "The Python body of a `torch.library.triton_op` named `name`, so a tracer can see inside it; None for any other op."
+    try:
+        from torch._library.triton import triton_ops_to_kernels
+        from torch._library.custom_ops import OPDEFS
+    except ImportError: return None
+    return OPDEFS[name]._init_fn if name in triton_ops_to_kernels and name in OPDEFS else None
+
 def _n_out(out) -> int:
     return sum(t.numel() for t in (out if isinstance(out, (tuple, list)) else [out]) if isinstance(t, torch.Tensor))
 
@@ -122,6 +130,7 @@ class OpTracer(TorchDispatchMode):
         self.interpreter_ops: dict[str, int] = {}   # op -> count, the interpreter's argument copies
         self.flops: dict[str, float] = {}           # compute op -> FLOPs, the caller's own (with a flop_counter)
         self.host_copies = 0                        # copies of a device tensor to the host, the caller's own
+        self.triton_ops: dict[str, int] = {}        # torch.library.triton_op -> count; their bodies are traced as the caller's
 
     def _run(self, func, args, kwargs):
         if self.timing == 'cuda':
@@ -133,6 +142,11 @@ class OpTracer(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         name, kwargs = func._schema.name, kwargs or {}
+        body = None if name.startswith('aten::') else triton_op_body(name)
+        if body is not None:   # a triton_op: trace its body (its launches run unwrapped), as torch.compile would see it
+            from torch._library.triton import set_wrap_triton_enabled
+            self.triton_ops[name] = self.triton_ops.get(name, 0) + 1
+            with self, set_wrap_triton_enabled(False): return body(*args, **kwargs)
         mine = not (_INTERPRETER_DEPTH[0] and name in INTERPRETER_OPS)
         if not mine:
             self.interpreter_ops[name] = self.interpreter_ops.get(name, 0) + 1
@@ -158,7 +172,7 @@ class OpTracer(TorchDispatchMode):
         "The recorded ops other than allocation, view, copy and reshape."
         return {o for o in self.ops if o not in ALWAYS_ALLOWED_OPS and o not in self.views}
 
-# %% ../nbs/06_trace.ipynb #e3f2d8c6
+# %% ../nbs/06_trace.ipynb #0653bf60
 TIMER_FUNCTIONS = ('time.perf_counter', 'time.perf_counter_ns', 'time.monotonic', 'torch.cuda.Event.elapsed_time',
                    'torch.cuda.synchronize', 'triton.testing.do_bench')
 WATCHED_NAMESPACES = ('time', 'torch', 'torch.Tensor', 'torch.nn.functional', 'torch.linalg', 'torch.cuda', 'torch.cuda.Event',
@@ -188,7 +202,7 @@ def _lookup(name:str, owners:dict|None=None):
     d = vars(owner)
     return d[attr] if attr in d else getattr(owner, attr, _MISSING)
 
-# %% ../nbs/06_trace.ipynb #144005b6
+# %% ../nbs/06_trace.ipynb #5b8b54f4
 def harness_snapshot(namespaces=WATCHED_NAMESPACES) -> dict:
     "References to every attribute of the watched namespaces, plus the timer functions."
     snap = {f"{ns}.{k}": v for ns in namespaces for k, v in list(vars(_resolve(ns)).items())}
@@ -209,14 +223,14 @@ def replaced_attributes(snapshot:dict, added:bool=False) -> list[str]:
                     and not isinstance(vars(owner).get(k), types.ModuleType)}
     return sorted(bad, key=lambda n: (n not in TIMER_FUNCTIONS, n))
 
-# %% ../nbs/06_trace.ipynb #d010896d
+# %% ../nbs/06_trace.ipynb #83ceecdf
 def active_modes() -> list[str]:
     "The torch dispatch and function modes active on this thread, by class name."
     from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
     from torch.overrides import _get_current_function_mode_stack
     return [type(m).__name__ for m in _get_current_dispatch_mode_stack() + _get_current_function_mode_stack()]
 
-# %% ../nbs/06_trace.ipynb #c2527691
+# %% ../nbs/06_trace.ipynb #3aa35471
 def _os_threads() -> set:
     try: return set(os.listdir('/proc/self/task'))
     except OSError: return set()

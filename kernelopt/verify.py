@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_verify.ipynb #ebeb966e
 from __future__ import annotations
-import contextlib, math, secrets, tempfile, time
+import math, random, secrets, tempfile, time
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Callable
@@ -16,13 +16,14 @@ from .compare import (Tolerance, TOLERANCES, tolerance_for, OutputComparison, co
                                output_form_problems, form_problems, check_outputs, json_safe)
 from .isolate import run_isolated, ChannelError
 from .trace import ALWAYS_ALLOWED_OPS
-from .source_scan import scan_source
+from .source_scan import scan_source, WARNING_RULES
 from .verify_worker import (PREFILL_PATTERNS, pattern_fraction, FAMILY_OF, normalize_op, reference_ops_used,
                                      TORCH_WORK_MAX_PCT, torch_work_pct, audit_call)
 
 # %% auto #0
-__all__ = ['CHECKS', 'N_ROTATIONS', 'EXTRA_TRIALS', 'STATUSES', 'MIN_TRIALS', 'VerificationResult', 'verify_kernel',
-           'RefinementHistory', 'verify_with_refinement', 'Plausibility', 'speed_plausibility', 'benchmark_check']
+__all__ = ['CHECKS', 'N_ROTATIONS', 'EXTRA_TRIALS', 'INPUT_VARIANTS', 'STATUSES', 'MIN_TRIALS', 'VerificationResult',
+           'verify_kernel', 'RefinementHistory', 'verify_with_refinement', 'Plausibility', 'speed_plausibility',
+           'benchmark_check']
 
 # %% ../nbs/10_verify.ipynb #61691e70
 CHECKS = {  # name -> what holds when it passes
@@ -39,10 +40,12 @@ CHECKS = {  # name -> what holds when it passes
     'no_concurrency': "no thread, process or side stream is left working after a call",
     'static_scan': "the source has no system access, fallbacks, patching or streams",
     'extra_shapes': "correct at every extra shape",
+    'input_variants': "correct on scaled, shifted and tied inputs, and on an input with one element changed",
     'determinism': "two identical runs agree within tolerance",
 }
 N_ROTATIONS = 3     # new input sets in the rotating-input phase (each used twice: refilled buffers, new buffers)
 EXTRA_TRIALS = 2    # trials at each extra shape
+INPUT_VARIANTS = {'x1e3': dict(scale=1e3), 'x1e-3': dict(scale=1e-3), 'shifted by 3': dict(shift=3.0), 'tied': dict(ties=True)}
 
 class _Log:
     "Per-check failures and notes collected during a verification."
@@ -79,10 +82,10 @@ class _Judge:
         self.allowed_ops, self.on_cuda = p.get('allowed_ops', []), p['device'].startswith('cuda')
         self.calls, self.rel_err, self.max_abs_err, self.det_diff, self.torch_pct = 0, 0.0, 0.0, None, 0.0
 
-    def ask(self, chan, deadline, shape:int, ref:dict, pattern:int, buffers:str='new') -> dict:
+    def ask(self, chan, deadline, shape:int, ref:dict, pattern:int, buffers:str='new', variant:dict|None=None) -> dict:
         "One call of the candidate, as the worker reports it; an exception of the candidate stops the sequence."
         out_bytes = [o.numel() * o.element_size() for o in ref['outs'] if isinstance(o, torch.Tensor)]
-        chan.send(dict(op='call', shape=shape, seed=ref['seed'], pattern=pattern, buffers=buffers, out_bytes=out_bytes))
+        chan.send(dict(op='call', shape=shape, seed=ref['seed'], pattern=pattern, buffers=buffers, out_bytes=out_bytes, variant=variant))
         rep = chan.recv(deadline)
         if not isinstance(rep, dict): raise ChannelError("a reply that is not a dict")
         self.calls += 1
@@ -114,7 +117,11 @@ def check_call(self:_Judge, label, rep, shape:int, ref:dict, pattern:int, value_
     used = reference_ops_used(compute, set(sh['ops']), self.allowed_ops)
     if used: log.bad('no_reference_ops', "calls " + '; '.join(self._describe_op(o, set(sh['ops'])) for o in used))
     else: log.ok('no_reference_ops')
-    self.check_work(label, rep['flops'], rep['host_copies'], sh['flops'])
+    self.check_work(label, rep['flops'], rep['host_copies'], sh['flops'], self.denied_ops(compute, rep), rep.get('callbacks', 0))
+    if rep.get('threads_started'):
+        log.bad('no_concurrency', f"started {rep['threads_started']} thread(s) in {label}: work on another thread escapes the op tracer")
+    if rep.get('shared_with_earlier'):
+        log.bad('no_result_reuse', f"output {rep['shared_with_earlier'][0][0]} of {label} shares memory with the output of an earlier call")
     if rep['changed'] and not ref['mutates']: log.bad('inputs_untouched', f"modified input {', '.join(map(str, rep['changed']))} in {label}")
     else: log.ok('inputs_untouched')
     self.integrity(rep, f"after {label}")
@@ -130,7 +137,6 @@ def check_call(self:_Judge, label, rep, shape:int, ref:dict, pattern:int, value_
     else: log.ok('outputs_written')
     self.check_values(label, outs, ref, value_check, earlier)
 
-# %% ../nbs/10_verify.ipynb #16e516d1
 @patch
 def check_values(self:_Judge, label, outs, ref, value_check, earlier):
     "Compare with the reference's answer; a wrong answer that is an earlier call's answer is named as reuse."
@@ -155,11 +161,21 @@ def check_values(self:_Judge, label, outs, ref, value_check, earlier):
     log.ok(value_check)
 
 @patch
-def check_work(self:_Judge, label:str, flops:dict, host_copies:int, ref_flops:float):
-    "Fail `work_in_kernels` when torch ops do more than TORCH_WORK_MAX_PCT of the work, or a tensor goes to the host."
+def denied_ops(self:_Judge, compute:set, rep:dict) -> list:
+    "Compute ops whose work kernelopt cannot measure: no FLOP formula, private aten ops, custom (non-aten) ops. Deny by default."
+    allowed = {normalize_op(o) for o in self.allowed_ops}
+    return sorted(o for o in compute if o not in allowed and (o in rep.get('unknown_ops', ()) or not o.startswith('aten::') or o.startswith('aten::_')))
+
+@patch
+def check_work(self:_Judge, label:str, flops:dict, host_copies:int, ref_flops:float, denied=(), callbacks:int=0):
+    "Fail `work_in_kernels` for torch ops doing over TORCH_WORK_MAX_PCT of the work, unmeasurable ops, Python callbacks, host copies."
     pct = torch_work_pct(flops, ref_flops, self.allowed_ops)
     self.torch_pct = max(self.torch_pct, pct)
-    if pct > TORCH_WORK_MAX_PCT:
+    if denied or callbacks:
+        self.log.bad('work_in_kernels', f"in {label}, " + (f"ran {', '.join(denied)}, whose work kernelopt cannot measure (no FLOP formula, "
+                     "a private or custom op)" if denied else f"ran {callbacks} per-element Python callback(s) (apply_, map_)") +
+                     ": that work counts as the library's, not the candidate's kernels' (or list the ops in allowed_ops)")
+    elif pct > TORCH_WORK_MAX_PCT:
         allowed = {normalize_op(o) for o in self.allowed_ops}
         top = sorted(((f, o) for o, f in flops.items() if o not in allowed), reverse=True)[:4]
         self.log.bad('work_in_kernels', f"torch ops outside the candidate's kernels do {pct:.0f}% of the reference's "
@@ -225,6 +241,14 @@ def run_calls(self:_Judge, chan, deadline):
             self.check_call(f"rotating call {k + 1} ({mode} input buffers)", rep, 0, ref, P[k % 2], 'no_result_reuse',
                             trials + [r for r in rots if r is not ref])
     if not log.fail['no_result_reuse']: log.ok('no_result_reuse', f"{2 * len(rots)} calls on rotating fresh inputs all right")
+    ran, skipped = [], []
+    for k, v in enumerate(self.shapes[0].get('variants', [])):   # inputs the problem's sampler would not draw
+        if not v['finite']: skipped.append(v['label']); continue
+        rep = self.ask(chan, deadline, 0, v, P[k % 2], variant=v['variant'])
+        self.check_call(f"the {v['label']} inputs", rep, 0, v, P[k % 2], 'input_variants', trials)
+        ran.append(v['label'])
+    if not log.fail['input_variants']:
+        log.ok('input_variants', f"right on the {', '.join(ran)} inputs" + (f"; skipped {', '.join(skipped)}: the reference's answer is not finite there" if skipped else ''))
     for s, label in enumerate(self.labels[1:], 1):
         for k, ref in enumerate(self.shapes[s]['refs']):
             try: rep = self.ask(chan, deadline, s, ref, P[k % 2])
@@ -322,19 +346,22 @@ def _extra_shape(e) -> dict:
 def _not_run(why:str) -> dict: return {k: dict(passed=None, detail=f"not run: {why}") for k in CHECKS}
 
 def _static_check(findings:list) -> dict:
-    if not findings: return dict(passed=True, detail=CHECKS['static_scan'])
-    return dict(passed=False, detail='; '.join(f"line {f.line}: {f.message}" for f in findings))
+    "Findings of the scan that fail the check; warnings (WARNING_RULES) only inform, for the runtime checks to confirm."
+    hard, warn = [f for f in findings if f.rule not in WARNING_RULES], [f for f in findings if f.rule in WARNING_RULES]
+    say = lambda fs: '; '.join(f"line {f.line}: {f.message}" for f in fs)
+    if hard: return dict(passed=False, detail=say(hard))
+    return dict(passed=True, detail=f"warnings only, which the runtime checks decide: {say(warn)}" if warn else CHECKS['static_scan'])
 
 _PRELOAD = ('kernelopt.verify_worker',)
 
 def _seeds(p:dict, extras:list) -> list:
-    "(overrides, seeds) of every shape: the trials and rotating inputs at the problem's own, EXTRA_TRIALS at each extra one."
+    "Overrides and seeds of every shape: trials, rotating inputs and input variants at the problem's own, EXTRA_TRIALS at each extra one."
     base, n = p['seed'], p['trials'] + N_ROTATIONS
-    return ([dict(overrides=p['overrides'], seeds=[base + i for i in range(n)])] +
+    variants = [dict(seed=base, variant=v, label=label) for label, v in INPUT_VARIANTS.items()]
+    variants.append(dict(seed=base, variant=dict(perturb=random.Random(base).randrange(2**31)), label='one element changed'))
+    return ([dict(overrides=p['overrides'], seeds=[base + i for i in range(n)], variants=variants)] +
             [dict(overrides={**p['overrides'], **e}, seeds=[base + 1000 * k + j for j in range(EXTRA_TRIALS)]) for k, e in enumerate(extras, 1)])
 
-
-# %% ../nbs/10_verify.ipynb #001e4c0c
 def _verify_runtime(p:dict, extras:list, timeout_s:float, fork_server:bool) -> tuple[dict, str, dict]:
     "The reference process, then the worker with the parent judging: (checks, status, errors)."
     shapes, t0 = _seeds(p, extras), time.monotonic()
