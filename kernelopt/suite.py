@@ -138,13 +138,10 @@ def _verify(problem, candidate, s:SuiteSettings, device:str) -> tuple[str, str]:
     from kernelopt.verify import verify_kernel
     v = verify_kernel(problem, candidate, device=device, dtype=s.dtype, trials=s.verify_trials, allow_tf32=s.allow_tf32,
                       allowed_ops=s.allowed_ops, timeout_s=s.timeout_s)
-    if v.passed: return 'passed', ''
-    failed = {k for k, c in v.checks.items() if c['passed'] is False}
-    runs = v.checks.get('runs', {}).get('detail', '') if 'runs' in failed else ''
-    status = getattr(v, 'status', None) or ('timeout' if 'did not finish within' in runs else 'crashed' if 'crashed' in runs else 'failed')
-    if status in ('timeout', 'crashed'): return status, '; '.join(v.reasons)
-    if status == 'rejected_static' or failed & _REJECT_CHECKS: return 'rejected', '; '.join(v.reasons)
-    return 'crashed' if runs else 'failed', '; '.join(v.reasons)
+    failed, why = {k for k, c in v.checks.items() if c['passed'] is False}, '; '.join(v.reasons)
+    if v.status in ('passed', 'timeout', 'crashed'): return v.status, why
+    if v.status == 'rejected_static' or failed & _REJECT_CHECKS: return 'rejected', why
+    return ('crashed' if 'runs' in failed else 'failed'), why   # a failed `runs` check: the candidate raised
 
 def _time(problem, candidate, s:SuiteSettings, device:str, lock, work_dir:str) -> dict:
     "Time a verified candidate against each baseline: status, reason, medians, speedups and the floor."
