@@ -196,6 +196,9 @@ def _zygote_main(ctrl_fd:int, preload:str):
                 os.setsid(); ctrl.close()
                 log = os.open(req['log'], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 os.dup2(log, 1); os.dup2(log, 2); os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+                if req.get('sandbox'):   # confine this fresh child before it runs anything of the target's
+                    from kernelopt.sandbox import SandboxPolicy, enter_sandbox
+                    enter_sandbox(SandboxPolicy.from_dict(req['sandbox']), parent_pid=os.getppid())
                 sys.argv = ['-c', req['target'], str(fds[0])]
                 _child_main(req['target'], fds[0])
             finally: os._exit(70)
@@ -228,11 +231,12 @@ class ForkServer:
         if 'error' in msg: raise RuntimeError(msg['error'])
         return msg
 
-    def start(self, target:str, log_path, child_sock:socket.socket) -> int:
-        "Fork a child running `target` with `child_sock` as its channel; return its pid. Call `wait` next."
+    def start(self, target:str, log_path, child_sock:socket.socket, sandbox=None) -> int:
+        "Fork a child running `target` with `child_sock` as its channel (confined by a SandboxPolicy); return its pid."
         self._lock.acquire()
         try:
-            socket.send_fds(self.ctrl, [json.dumps(dict(target=target, log=str(log_path))).encode()], [child_sock.fileno()])
+            req = dict(target=target, log=str(log_path), sandbox=sandbox.to_dict() if sandbox is not None else None)
+            socket.send_fds(self.ctrl, [json.dumps(req).encode()], [child_sock.fileno()])
             return self._read(60)['pid']
         except BaseException: self._lock.release(); raise
 
@@ -296,28 +300,31 @@ def _tail(path:Path, n_chars:int=4000) -> str:
 
 # %% ../nbs/05_isolate.ipynb #ef75f0ac
 class _Spawned:
-    "A child started with subprocess, with the `wait` of a fork-server child."
-    def __init__(self, target, log_path, child_sock, env):
+    "A child started with subprocess (inside a sandbox when a policy is given), with the `wait` of a fork-server child."
+    def __init__(self, target, log_path, child_sock, env, sandbox=None):
         child_env = {**os.environ, **{k: str(v) for k, v in (env or {}).items()}}
+        argv, kw = [sys.executable, '-c', _CHILD, target, str(child_sock.fileno())], dict(pass_fds=(child_sock.fileno(),))
         with open(log_path, 'wb') as log:
-            self.proc = subprocess.Popen([sys.executable, '-c', _CHILD, target, str(child_sock.fileno())], stdin=subprocess.DEVNULL,
-                                         stdout=log, stderr=subprocess.STDOUT, env=child_env, start_new_session=True,
-                                         pass_fds=(child_sock.fileno(),))
+            kw.update(stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+            if sandbox is None: self.proc = subprocess.Popen(argv, env=child_env, start_new_session=True, **kw)
+            else:
+                from kernelopt.sandbox import popen_sandboxed
+                self.proc = popen_sandboxed(argv, sandbox, env=child_env, **kw)
         self.pid = self.proc.pid
     def wait(self, pid, timeout_s):
         try: return self.proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired: return None
         finally: kill_group(self.pid); self.proc.wait()
 
-def _start(target, log_path, child_sock, env, fork_server, preload):
+def _start(target, log_path, child_sock, env, fork_server, preload, sandbox=None):
     "Start the child; return (waiter, pid)."
     if fork_server:
         try:
             fs = fork_server if isinstance(fork_server, ForkServer) else fork_server_for(env, preload)
-            return fs, fs.start(target, log_path, child_sock)
+            return fs, fs.start(target, log_path, child_sock, sandbox)
         except (RuntimeError, TimeoutError, OSError, ValueError) as e:
             warnings.warn(f"fork server failed ({e}); running in a plain subprocess")
-    s = _Spawned(target, log_path, child_sock, env)
+    s = _Spawned(target, log_path, child_sock, env, sandbox)
     return s, s.pid
 
 # %% ../nbs/05_isolate.ipynb #4c100ed9
@@ -331,6 +338,7 @@ def run_isolated(
     preload:tuple=(),          # modules the fork server imports once, before any run (e.g. the target's module)
     converse:Callable|None=None,  # converse(channel, deadline) -> anything: talk to the child while it runs
     max_message_bytes:int=2**31,  # a larger message from the child fails the run
+    sandbox=None,              # a kernelopt.sandbox.SandboxPolicy: the child runs confined by it (None: not confined)
 )->IsolatedResult:
     "Call `target(payload)` in a fresh process with its own process group; the parent decides the status."
     d = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix='kernelopt-run-'))
@@ -338,7 +346,7 @@ def run_isolated(
     log_path = d/f"run-{os.getpid()}-{time.monotonic_ns()}.log"
     t0 = time.perf_counter(); deadline = time.monotonic() + timeout_s
     mine, theirs = socket.socketpair()
-    try: waiter, pid = _start(target, log_path, theirs, env, fork_server, preload)
+    try: waiter, pid = _start(target, log_path, theirs, env, fork_server, preload, sandbox)
     finally: theirs.close()
     chan, res, conv, why = Channel(mine, max_message_bytes), None, None, ''
     try:
