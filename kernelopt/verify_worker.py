@@ -229,6 +229,7 @@ class _Worker:
         self.problems = [load_problem(p['problem_path'], o, source=p.get('problem_source')) for o in p['shapes']]
         self.models = [prob.make_model(self.device, self.dtype, seed=0) for prob in self.problems]
         self.fns, self.kept, self.outputs, self.accepted = {}, {}, [], []
+        torch.ones(1 << 21).add_(1).sum()   # start torch's thread pool now: threads the harness starts are not the candidate's
         self.harness, self.threads = harness_snapshot(WATCHED), concurrency_snapshot()
         self.stream = torch.cuda.current_stream(self.device).cuda_stream if self.device.type == 'cuda' else None
 
