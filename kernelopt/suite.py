@@ -9,20 +9,17 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Callable
 from fastcore.basics import patch
-from .suite_report import (BASELINES, FAST_P, RESULTS, STATUSES, PairRecord, SuiteError, SuiteResult, append_result, natural_key,
+from .ledger import append_jsonl
+from .suite_report import (BASELINES, FAST_P, RESULTS, STATUSES, PairRecord, SuiteError, SuiteResult, natural_key,
                                     read_results, suite_metrics, write_suite_html)
-
-class SuiteLockedError(SuiteError):
-    "Another suite is writing into the run folder."
 
 RAY_MISSING = 'the Ray backend needs Ray, which is not installed: pip install "kernelopt[ray]"'
 _all_ = ['SuiteError', 'SuiteResult', 'STATUSES', 'FAST_P', 'read_results']   # from suite_report, for `from kernelopt.suite import *`
 
 # %% auto #0
-__all__ = ['RAY_MISSING', 'EVALUATE', 'OPTIMIZE', 'SuiteLockedError', 'SuitePair', 'find_problems', 'suite_pairs',
-           'SuiteSettings', 'pair_key', 'evaluate_pair', 'hold_run_folder', 'visible_gpus', 'run_local', 'run_ray',
-           'Suite', 'run_suite_eval', 'optimize_pair', 'run_suite_optimize', 'SuiteError', 'SuiteResult', 'STATUSES',
-           'FAST_P', 'read_results']
+__all__ = ['RAY_MISSING', 'EVALUATE', 'OPTIMIZE', 'SuitePair', 'find_problems', 'suite_pairs', 'SuiteSettings', 'pair_key',
+           'evaluate_pair', 'hold_run_folder', 'visible_gpus', 'run_local', 'run_ray', 'Suite', 'run_suite_eval',
+           'optimize_pair', 'run_suite_optimize', 'SuiteError', 'SuiteResult', 'STATUSES', 'FAST_P', 'read_results']
 
 # %% ../nbs/21_suite.ipynb #ab569289
 @dataclass
@@ -204,19 +201,13 @@ def evaluate_pair(task:dict) -> dict:
 # %% ../nbs/21_suite.ipynb #552c8899
 @contextlib.contextmanager
 def hold_run_folder(out:str|Path):
-    "Hold the run folder `out` for this process while in the block (filelock); `SuiteLockedError` naming the holder if another has it."
-    from filelock import FileLock, Timeout
-    out = Path(out); out.mkdir(parents=True, exist_ok=True)
-    lock, owner = FileLock(str(out/'.suite.lock')), out/'.suite.owner'
-    try: lock.acquire(timeout=0)
-    except Timeout:
-        who = owner.read_text().strip() if owner.exists() else 'another process'
-        raise SuiteLockedError(f"{out} is in use by another suite ({who}); wait for it to end or choose another --out") from None
-    if owner.exists() and owner.read_text().strip():
-        print(f"kernelopt suite: note: took over {out} from a suite that is no longer running ({owner.read_text().strip()})", file=sys.stderr)
-    owner.write_text(f"pid {os.getpid()} on {socket.gethostname()}")
-    try: yield out
-    finally: owner.write_text(''); lock.release()
+    "Hold the run folder `out` while in the block, with the ledger's lock (`RunLockedError`, naming the holder, if another process has it)."
+    from kernelopt.ledger import RunLedger
+    Path(out).mkdir(parents=True, exist_ok=True)
+    led = RunLedger(out).lock('kernelopt suite')
+    for n in led.notes: print(f"kernelopt suite: note: {n}", file=sys.stderr)
+    try: yield led
+    finally: led.unlock()
 
 # %% ../nbs/21_suite.ipynb #1c16525b
 def _die_with_parent():
@@ -362,7 +353,7 @@ class Suite:
                 if r['key'] in seen or r['key'] not in keys: return   # a retried task that came back twice
                 files = r.pop('files', None)                         # a remote loop's run folder, shipped back
                 if files: _write_files(self.out/r['name'], files)
-                seen.add(r['key']); append_result(self.results_path, r); self.ran += 1; bar.update(r)
+                seen.add(r['key']); append_jsonl(self.results_path, r); self.ran += 1; bar.update(r)
             try:
                 if not tasks: pass
                 elif backend == 'local': run_local(tasks, on_result, workers, self.settings.device, max_retries, target)

@@ -4,14 +4,13 @@
 
 # %% ../nbs/20a_suite_report.ipynb #e15881e2
 from __future__ import annotations
-import json, math, os, re, sys
+import json, math, re, sys
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 
 # %% auto #0
 __all__ = ['STATUSES', 'BASELINES', 'RESULTS', 'FAST_P', 'SUMMARY_COLUMNS', 'natural_key', 'SuiteError', 'PairRecord',
-           'read_results', 'append_result', 'fast_p', 'suite_metrics', 'SuiteResult', 'fast_p_figure',
-           'write_suite_html']
+           'read_results', 'fast_p', 'suite_metrics', 'SuiteResult', 'fast_p_figure', 'write_suite_html']
 
 # %% ../nbs/20a_suite_report.ipynb #9adea378
 STATUSES = ('passed', 'failed', 'crashed', 'timeout', 'rejected', 'missing')
@@ -58,28 +57,13 @@ class PairRecord:
 RESULTS = 'results.jsonl'
 
 def read_results(path:str|Path) -> list[dict]:
-    "The records of a results.jsonl file; a torn last line (a kill) is dropped with a note, a damaged earlier one is an error."
-    path = Path(path)
-    if not path.exists(): return []
-    lines = path.read_text().split('\n')
-    out, last = [], max((i for i, l in enumerate(lines) if l.strip()), default=-1)
-    for i, line in enumerate(lines):
-        if not line.strip(): continue
-        try: out.append(json.loads(line))
-        except json.JSONDecodeError:
-            if i == last: print(f"kernelopt suite: note: dropped the torn last line of {path} (a run was killed while writing it)", file=sys.stderr); break
-            raise SuiteError(f"{path} line {i + 1} is not a JSON record; the file was damaged: repair or delete that line, then rerun") from None
-    return out
-
-def append_result(path:str|Path, record:dict):
-    "Append one record as a line, cutting away a torn last line first; on disk (fsync) when this returns."
-    line = (json.dumps(record, allow_nan=False, default=str) + '\n').encode()
-    with open(path, 'a+b') as f:
-        size = f.seek(0, os.SEEK_END)
-        if size:
-            f.seek(0); keep = f.read().rfind(b'\n') + 1
-            if keep != size: f.truncate(keep)
-        f.write(line); f.flush(); os.fsync(f.fileno())
+    "The records of a results.jsonl file; a torn last line (a kill) is dropped with a note on stderr, a damaged earlier one is a `SuiteError`."
+    from kernelopt.ledger import LedgerError, read_jsonl
+    notes = []
+    try: recs = read_jsonl(Path(path), notes)
+    except LedgerError as e: raise SuiteError(str(e)) from None
+    for n in notes: print(f"kernelopt suite: note: {n}", file=sys.stderr)
+    return recs
 
 # %% ../nbs/20a_suite_report.ipynb #4f311aa3
 FAST_P = (0.0, 1.0, 1.5, 2.0)
