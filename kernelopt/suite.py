@@ -444,6 +444,14 @@ def _optimize(problem, kernel, provider:str, work_dir:str, s:SuiteSettings, devi
                                  allow_tf32=s.allow_tf32, allowed_ops=s.allowed_ops)
     return o.run().to_dict()
 
+def _folder_texts(folder:Path) -> dict:
+    "The text files of a run folder, to ship back from a node (scratch tensors such as bench/*.pt and the lock stay behind)."
+    out = {}
+    for p in folder.rglob('*'):
+        try: out.update({p.relative_to(folder).as_posix(): p.read_text()} if p.is_file() and not p.name.startswith('.') else {})
+        except UnicodeDecodeError: pass
+    return out
+
 def _write_files(folder:Path, files:dict):
     "Write the files of a run folder shipped back from a node; only inside `folder`."
     for rel, text in files.items():
@@ -469,7 +477,7 @@ def optimize_pair(task:dict) -> dict:
         else: rec = _record(pair, s, 'failed', f"no best kernel: {opt['stop_reason']}").to_dict()
         rec.update(optimize={k: opt.get(k) for k in ('status', 'stop_reason', 'speedup', 'rounds', 'candidates', 'accepted', 'usage')},
                    start_sha256=_sha256(pair.candidate_source), wall_s=time.perf_counter() - t0)
-        if not task.get('out'): rec['files'] = {p.relative_to(wd).as_posix(): p.read_text() for p in Path(wd).rglob('*') if p.is_file()}
+        if not task.get('out'): rec['files'] = _folder_texts(Path(wd))
     return rec
 
 def run_suite_optimize(
