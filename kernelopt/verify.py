@@ -117,7 +117,7 @@ def check_call(self:_Judge, label, rep, shape:int, ref:dict, pattern:int, value_
     used = reference_ops_used(compute, set(sh['ops']), self.allowed_ops)
     if used: log.bad('no_reference_ops', "calls " + '; '.join(self._describe_op(o, set(sh['ops'])) for o in used))
     else: log.ok('no_reference_ops')
-    self.check_work(label, rep['flops'], rep['host_copies'], sh['flops'], self.denied_ops(compute, rep), rep.get('callbacks', 0))
+    self.check_work(label, rep['flops'], rep['host_copies'], sh['flops'], self.denied_ops(compute - set(used), rep), rep.get('callbacks', 0))
     if rep.get('threads_started'):
         log.bad('no_concurrency', f"started {rep['threads_started']} thread(s) in {label}: work on another thread escapes the op tracer")
     if rep.get('shared_with_earlier'):
@@ -172,8 +172,8 @@ def check_work(self:_Judge, label:str, flops:dict, host_copies:int, ref_flops:fl
     pct = torch_work_pct(flops, ref_flops, self.allowed_ops)
     self.torch_pct = max(self.torch_pct, pct)
     if denied or callbacks:
-        self.log.bad('work_in_kernels', f"in {label}, " + (f"ran {', '.join(denied)}, whose work kernelopt cannot measure (no FLOP formula, "
-                     "a private or custom op)" if denied else f"ran {callbacks} per-element Python callback(s) (apply_, map_)") +
+        self.log.bad('work_in_kernels', f"in {label}, " + (f"ran {', '.join(denied)}, whose work kernelopt does not count (a custom or "
+                     "private op, or one without a FLOP formula)" if denied else f"ran {callbacks} per-element Python callback(s) (apply_, map_)") +
                      ": that work counts as the library's, not the candidate's kernels' (or list the ops in allowed_ops)")
     elif pct > TORCH_WORK_MAX_PCT:
         allowed = {normalize_op(o) for o in self.allowed_ops}
