@@ -228,7 +228,7 @@ def _report(args):
     if args.html: print(f"wrote {rep.to_html(args.html)}")
     else: emit(args, rep)
 
-# %% ../nbs/22_cli.ipynb #2ac83154
+# %% ../nbs/22_cli.ipynb #bdcdfe66
 @command('suite', "Verify and time (eval), or optimize, every problem of a KernelBench-style folder, locally or on Ray", [
     arg('action', choices=['eval', 'optimize'], help='eval: verify and time every kernel; optimize: run the loop on every problem, then score its best'),
     arg('problems', help='a folder of KernelBench-format problems (any depth), or one problem file'),

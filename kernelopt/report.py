@@ -15,7 +15,7 @@ from .ledger import LedgerError, RunLedger, atomic_write_text, finite_json, run_
 __all__ = ['format_number', 'format_speedup', 'problem_title', 'decision_reason', 'compared_with', 'RunReport', 'report_template',
            'spec_text', 'gpu_list_text', 'profile_report', 'profile_text']
 
-# %% ../nbs/20_report.ipynb #d2ad2036
+# %% ../nbs/20_report.ipynb #d0b32bff
 def format_number(
     x:float|None, # a number, or None/NaN when unknown
     digits:int=3, # significant digits
@@ -30,7 +30,7 @@ def format_speedup(x:float|None) -> str:
     s = format_number(x)
     return s and s + 'x'
 
-# %% ../nbs/20_report.ipynb #06b9ec9a
+# %% ../nbs/20_report.ipynb #b4e57981
 _GENERIC_STEMS = {'problem', 'reference', 'model', 'ref', 'main'}
 
 def problem_title(
@@ -43,7 +43,7 @@ def problem_title(
     except (OSError, SyntaxError, ValueError, UnicodeDecodeError): doc = ''   # the run may have been made on another machine
     return name, doc.strip().split('\n')[0].strip()
 
-# %% ../nbs/20_report.ipynb #7e7b1f49
+# %% ../nbs/20_report.ipynb #122fd736
 _OTHER_STATUS = {'no_code': "the model's reply held no usable code", 'crashed': 'crashed while verified or timed',
                  'timeout': 'did not finish in time', 'error': 'could not be timed', 'provider_error': 'the provider failed',
                  'budget': 'the budget ran out while it was being made'}
@@ -282,7 +282,7 @@ def time_figure(self:RunReport):
                       template='plotly_white', legend=dict(orientation='h', y=-0.2))
     return fig
 
-# %% ../nbs/20_report.ipynb #0929ff84
+# %% ../nbs/20_report.ipynb #3c31785f
 def _on_loglog(p) -> bool:
     "Whether a roofline point can be drawn on log-log axes (known, positive intensity and FLOP/s)."
     return all(v is not None and 0 < v < math.inf for v in (p.arithmetic_intensity, p.achieved_flops))
@@ -314,7 +314,7 @@ def roofline_figure(self:RunReport):
                                arrowhead=3, arrowwidth=1.5, arrowcolor='#2ca02c')
     return fig
 
-# %% ../nbs/20_report.ipynb #31ac7235
+# %% ../nbs/20_report.ipynb #33ced43e
 def report_template() -> str:
     "The jinja2 template of the run report's page (package data: `kernelopt/data/report.html.j2`)."
     from importlib.resources import files
@@ -364,7 +364,7 @@ def to_html(self:RunReport, path:str|Path) -> Path:
     atomic_write_text(path, page)
     return path
 
-# %% ../nbs/20_report.ipynb #c80174f6
+# %% ../nbs/20_report.ipynb #875e8047
 _SPEC_UNITS = {'memory_gb': 'GB', 'peak_memory_bw_gbps': 'GB/s', 'l2_cache_mb': 'MB', 'l1_cache_per_sm_kb': 'KB', 'tdp_w': 'W',
                **{f'peak_{p}_tflops': 'TFLOP/s' for p in ('fp32', 'tf32', 'fp16', 'bf16', 'fp8')}}
 
@@ -383,7 +383,7 @@ def gpu_list_text(df:pd.DataFrame) -> str:
     return '\n'.join([df[cols].to_string(index=False, na_rep='N/A'), '', 'Names accepted by --gpu (case, spaces, dashes and underscores ignored):',
                       *(f"  {n}: {', '.join(a)}" for n, a in zip(df['name'], df['aliases']))])
 
-# %% ../nbs/20_report.ipynb #7d2b4431
+# %% ../nbs/20_report.ipynb #92ea2c56
 def profile_report(
     result,                 # an `NCUResult` of kernelopt.ncu
     problem:str='',         # the problem's name
