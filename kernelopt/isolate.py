@@ -139,12 +139,13 @@ def worker_channel() -> Channel:
     if not _WORKER_CHANNEL: raise RuntimeError("worker_channel() is only available in a process started by run_isolated")
     return _WORKER_CHANNEL[0]
 
-def _child_main(target:str, fd:int):
-    "Entry point of the child: payload in, target called, one result out, exit."
+def _child_main(fd:int):
+    "Entry point of the child: target and payload in over the channel, target called, one result out, exit."
     chan = Channel(socket.socket(fileno=fd))
     _WORKER_CHANNEL.append(chan)
     try:
-        payload = chan.recv()
+        first = chan.recv()
+        target, payload = first['target'], first['payload']
         mod_name, _, fn_name = target.partition(':')
         res = {'ok': True, 'value': getattr(importlib.import_module(mod_name), fn_name)(payload)}
     except BaseException as e:  # SystemExit and KeyboardInterrupt included: the parent decides
@@ -155,7 +156,7 @@ def _child_main(target:str, fd:int):
     sys.stdout.flush(); sys.stderr.flush()
     os._exit(0)
 
-_CHILD = "import sys; from kernelopt.isolate import _child_main; _child_main(sys.argv[1], int(sys.argv[2]))"
+_CHILD = "import sys; from kernelopt.isolate import _child_main; _child_main(int(sys.argv[1]))"
 
 # %% ../nbs/05_isolate.ipynb #ded09975
 def kill_group(pgid:int):
@@ -199,8 +200,8 @@ def _zygote_main(ctrl_fd:int, preload:str):
                 if req.get('sandbox'):   # confine this fresh child before it runs anything of the target's
                     from kernelopt.sandbox import SandboxPolicy, enter_sandbox
                     enter_sandbox(SandboxPolicy.from_dict(req['sandbox']), parent_pid=os.getppid())
-                sys.argv = ['-c', req['target'], str(fds[0])]
-                _child_main(req['target'], fds[0])
+                sys.argv = ['-c', str(fds[0])]   # what a plain subprocess child sees: the same for every target
+                _child_main(fds[0])
             finally: os._exit(70)
         for fd in fds: os.close(fd)
         say(pid=pid)
@@ -235,7 +236,7 @@ class ForkServer:
         "Fork a child running `target` with `child_sock` as its channel (confined by a SandboxPolicy); return its pid."
         self._lock.acquire()
         try:
-            req = dict(target=target, log=str(log_path), sandbox=sandbox.to_dict() if sandbox is not None else None)
+            req = dict(log=str(log_path), sandbox=sandbox.to_dict() if sandbox is not None else None)
             socket.send_fds(self.ctrl, [json.dumps(req).encode()], [child_sock.fileno()])
             return self._read(60)['pid']
         except BaseException: self._lock.release(); raise
@@ -303,7 +304,7 @@ class _Spawned:
     "A child started with subprocess (inside a sandbox when a policy is given), with the `wait` of a fork-server child."
     def __init__(self, target, log_path, child_sock, env, sandbox=None):
         child_env = {**os.environ, **{k: str(v) for k, v in (env or {}).items()}}
-        argv, kw = [sys.executable, '-c', _CHILD, target, str(child_sock.fileno())], dict(pass_fds=(child_sock.fileno(),))
+        argv, kw = [sys.executable, '-c', _CHILD, str(child_sock.fileno())], dict(pass_fds=(child_sock.fileno(),))
         with open(log_path, 'wb') as log:
             kw.update(stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
             if sandbox is None: self.proc = subprocess.Popen(argv, env=child_env, start_new_session=True, **kw)
@@ -350,7 +351,7 @@ def run_isolated(
     finally: theirs.close()
     chan, res, conv, why = Channel(mine, max_message_bytes), None, None, ''
     try:
-        chan.send(payload)
+        chan.send({'target': target, 'payload': payload})   # not on the command line: every child's looks the same
         if converse is not None: conv = converse(chan, deadline)
         res = chan.recv(deadline, kind='result')
         if not isinstance(res, dict) or 'ok' not in res: raise ChannelError("a result that is not {'ok': ...}")
