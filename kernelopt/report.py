@@ -211,6 +211,11 @@ def _ms(median, iqr) -> str:
     "A median time with its noise: `48.7 ms, IQR 14.7 ms`."
     return f"{format_number(median)} ms" + (f", IQR {format_number(iqr)} ms" if iqr is not None else '')
 
+def _against(r:dict) -> str:
+    "' (against r01c0)' for a timed decision whose reason does not name the kernel it was compared with."
+    c = r.get('compared_with')
+    return f" (against {c['id']})" if c and r['median_ms'] is not None and c['id'] not in r['reason'] else ''
+
 @patch
 def headline(self:RunReport) -> list[str]:
     "The outcome in a few lines: the problem, where it ran, how the run ended, the best kernel against the start and PyTorch, each time with its noise."
@@ -233,7 +238,7 @@ def to_text(self:RunReport) -> str:
     df = self.table()
     fmts = {c: format_number for c in ('median ms', 'IQR ms', self.sol_label)} | {c: format_speedup for c in ('x start', 'x eager', 'x compile')}
     lines += ['', df.to_string(index=False, formatters=fmts, na_rep='') if len(df) else '(no candidates recorded)', '']
-    lines += [f"{r['id']} {r['status']}: {r['reason']}" for r in self.records() if r['round'] > 0]
+    lines += [f"{r['id']} {r['status']}{_against(r)}: {r['reason']}" for r in self.records() if r['round'] > 0]
     lines.append('')
     for d in self.diagnoses():
         cats = ' / '.join(b.get('category') or '?' for b in d['bottlenecks'])
