@@ -287,7 +287,7 @@ def time_figure(self:RunReport):
                       template='plotly_white', legend=dict(orientation='h', y=-0.2))
     return fig
 
-# %% ../nbs/20_report.ipynb #3c31785f
+# %% ../nbs/20_report.ipynb #fa1c5a84
 def _on_loglog(p) -> bool:
     "Whether a roofline point can be drawn on log-log axes (known, positive intensity and FLOP/s)."
     return all(v is not None and 0 < v < math.inf for v in (p.arithmetic_intensity, p.achieved_flops))
@@ -317,6 +317,7 @@ def roofline_figure(self:RunReport):
             fig.add_annotation(x=math.log10(p.arithmetic_intensity), y=math.log10(p.achieved_flops), ax=math.log10(q.arithmetic_intensity),
                                ay=math.log10(q.achieved_flops), xref='x', yref='y', axref='x', ayref='y', text='', showarrow=True,
                                arrowhead=3, arrowwidth=1.5, arrowcolor='#2ca02c')
+    fig.update_layout(height=640, legend=dict(orientation='v', yanchor='top', y=-0.2, x=0), margin=dict(b=40))   # the legend below the axis title
     return fig
 
 # %% ../nbs/20_report.ipynb #33ced43e
