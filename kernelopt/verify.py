@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_verify.ipynb #ebeb966e
 from __future__ import annotations
-import math, random, secrets, tempfile, time
+import math, secrets, tempfile, time
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Callable
@@ -17,13 +17,12 @@ from .compare import (Tolerance, TOLERANCES, tolerance_for, OutputComparison, co
 from .isolate import run_isolated, ChannelError
 from .trace import ALWAYS_ALLOWED_OPS
 from .source_scan import scan_source, WARNING_RULES
-from .verify_worker import (PREFILL_PATTERNS, pattern_fraction, FAMILY_OF, normalize_op, reference_ops_used,
-                                     TORCH_WORK_MAX_PCT, torch_work_pct, audit_call)
+from .verify_worker import (PREFILL_PATTERNS, pattern_fraction, FAMILY_OF, normalize_op, reference_ops_used, TORCH_WORK_MAX_PCT,
+                                     torch_work_pct, audit_call, N_ROTATIONS, EXTRA_TRIALS, INPUT_VARIANTS, verification_plan, fill_patterns)
 
 # %% auto #0
-__all__ = ['CHECKS', 'N_ROTATIONS', 'EXTRA_TRIALS', 'INPUT_VARIANTS', 'STATUSES', 'MIN_TRIALS', 'VerificationResult',
-           'verify_kernel', 'RefinementHistory', 'verify_with_refinement', 'Plausibility', 'speed_plausibility',
-           'benchmark_check']
+__all__ = ['CHECKS', 'STATUSES', 'MIN_TRIALS', 'VerificationResult', 'verify_kernel', 'RefinementHistory',
+           'verify_with_refinement', 'Plausibility', 'speed_plausibility', 'benchmark_check']
 
 # %% ../nbs/10_verify.ipynb #61691e70
 CHECKS = {  # name -> what holds when it passes
@@ -43,9 +42,6 @@ CHECKS = {  # name -> what holds when it passes
     'input_variants': "correct on scaled, shifted and tied inputs, and on an input with one element changed",
     'determinism': "two identical runs agree within tolerance",
 }
-N_ROTATIONS = 3     # new input sets in the rotating-input phase (each used twice: refilled buffers, new buffers)
-EXTRA_TRIALS = 2    # trials at each extra shape
-INPUT_VARIANTS = {'x1e3': dict(scale=1e3), 'x1e-3': dict(scale=1e-3), 'shifted by 3': dict(shift=3.0), 'tied': dict(ties=True)}
 
 class _Log:
     "Per-check failures and notes collected during a verification."
@@ -224,7 +220,7 @@ def converse(self:_Judge, chan, deadline):
 
 @patch
 def run_calls(self:_Judge, chan, deadline):
-    P, refs, log = PREFILL_PATTERNS, self.shapes[0]['refs'], self.log
+    P, refs, log = fill_patterns(self.p['seed']), self.shapes[0]['refs'], self.log
     trials, rots = refs[:self.p['trials']], refs[self.p['trials']:]
     log.ok('runs')
     first = None
@@ -354,17 +350,9 @@ def _static_check(findings:list) -> dict:
 
 _PRELOAD = ('kernelopt.verify_worker',)
 
-def _seeds(p:dict, extras:list) -> list:
-    "Overrides and seeds of every shape: trials, rotating inputs and input variants at the problem's own, EXTRA_TRIALS at each extra one."
-    base, n = p['seed'], p['trials'] + N_ROTATIONS
-    variants = [dict(seed=base, variant=v, label=label) for label, v in INPUT_VARIANTS.items()]
-    variants.append(dict(seed=base, variant=dict(perturb=random.Random(base).randrange(2**31)), label='one element changed'))
-    return ([dict(overrides=p['overrides'], seeds=[base + i for i in range(n)], variants=variants)] +
-            [dict(overrides={**p['overrides'], **e}, seeds=[base + 1000 * k + j for j in range(EXTRA_TRIALS)]) for k, e in enumerate(extras, 1)])
-
-def _verify_runtime(p:dict, extras:list, timeout_s:float, fork_server:bool) -> tuple[dict, str, dict]:
+def _verify_runtime(p:dict, extras:list, timeout_s:float, fork_server:bool, sandbox=None) -> tuple[dict, str, dict]:
     "The reference process, then the worker with the parent judging: (checks, status, errors)."
-    shapes, t0 = _seeds(p, extras), time.monotonic()
+    shapes, t0 = verification_plan(p['seed'], p['trials'], p['overrides'], extras), time.monotonic()
     env = {'TRITON_INTERPRET': '1'} if p['device'] == 'cpu' else {}
     common = {k: p[k] for k in ('problem_path', 'problem_source', 'device', 'dtype', 'allow_tf32')}
     r = run_isolated('kernelopt.verify_worker:reference_main', {**common, 'shapes': shapes}, timeout_s, env=env,
@@ -374,7 +362,7 @@ def _verify_runtime(p:dict, extras:list, timeout_s:float, fork_server:bool) -> t
     w = run_isolated('kernelopt.verify_worker:worker_main', {**common, 'shapes': [s['overrides'] for s in shapes],
                      'candidate_path': p['candidate_path'], 'candidate_source': p['candidate_source']},
                      max(timeout_s - (time.monotonic() - t0), 1.0), env=env, fork_server=fork_server, preload=_PRELOAD,
-                     converse=judge.converse)
+                     converse=judge.converse, sandbox=sandbox)
     checks, status = judge.log.checks(), 'failed'
     if w.status != 'ok':
         status = 'timeout' if w.status == 'timeout' else 'crashed'
@@ -398,6 +386,7 @@ def verify_kernel(
     timeout_s:float=120,             # the verification's processes are killed after this long in all
     fork_server:bool=True,           # fork the processes from kernelopt.isolate's pre-imported zygote (False: plain subprocesses)
     seed:int|None=None,              # None: fresh random inputs (the seed drawn is in the result); an int: reproduce that run
+    sandbox=None,                    # a kernelopt.sandbox.SandboxPolicy confining the candidate's worker (None: not confined)
 )->VerificationResult:
     "Verify a candidate against a problem's reference; the candidate runs in a worker, and this process decides."
     if isinstance(problem, Problem): ppath, overrides, psource = problem.path, dict(problem.overrides), problem.source
@@ -421,7 +410,7 @@ def verify_kernel(
     p = dict(problem_path=ppath, problem_source=psource, overrides=overrides, candidate_path=cand.path, candidate_source=cand.source,
              device=device, dtype=meta['dtype'], trials=trials, allow_tf32=allow_tf32, allowed_ops=list(allowed_ops), seed=seed)
     t0 = time.perf_counter()
-    checks, status, errs = _verify_runtime(p, extras, timeout_s, fork_server)
+    checks, status, errs = _verify_runtime(p, extras, timeout_s, fork_server, sandbox)
     checks['static_scan'] = _static_check(findings)
     return _result(checks, status, wall_s=time.perf_counter() - t0, **errs, **meta)
 

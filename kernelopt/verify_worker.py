@@ -4,7 +4,7 @@
 
 # %% ../nbs/09b_verify_worker.ipynb #0a6ba2c5
 from __future__ import annotations
-import contextlib, sys
+import contextlib, random, sys
 import torch
 from .problem import load_problem, load_candidate
 from .device import parse_dtype, tf32_mode
@@ -16,10 +16,10 @@ from .trace import (LaunchCounter, OpTracer, install_triton_hooks, remove_triton
 from .flops import op_flops
 
 # %% auto #0
-__all__ = ['PREFILL_PATTERNS', 'OP_FAMILIES', 'FAMILY_OF', 'TORCH_WORK_MAX_PCT', 'KERNELOPT_NAMESPACES', 'WATCHED',
-           'input_snapshot', 'changed_inputs', 'prefill_free_memory', 'pattern_fraction', 'normalize_op',
-           'reference_ops_used', 'torch_work_pct', 'audit_call', 'transform_inputs', 'reference_main', 'watch_escapes',
-           'worker_main']
+__all__ = ['PREFILL_PATTERNS', 'OP_FAMILIES', 'FAMILY_OF', 'TORCH_WORK_MAX_PCT', 'N_ROTATIONS', 'EXTRA_TRIALS', 'INPUT_VARIANTS',
+           'KERNELOPT_NAMESPACES', 'WATCHED', 'input_snapshot', 'changed_inputs', 'prefill_free_memory',
+           'pattern_fraction', 'normalize_op', 'reference_ops_used', 'torch_work_pct', 'audit_call', 'transform_inputs',
+           'verification_plan', 'fill_patterns', 'reference_main', 'watch_escapes', 'worker_main']
 
 # %% ../nbs/09b_verify_worker.ipynb #95df2537
 def input_snapshot(inputs:list) -> list:
@@ -161,6 +161,27 @@ def transform_inputs(inputs:list, variant:dict|None=None) -> list:
     return out
 
 # %% ../nbs/09b_verify_worker.ipynb #3c3a3844
+N_ROTATIONS = 3     # new input sets in the rotating-input phase (each used twice: refilled buffers, new buffers)
+EXTRA_TRIALS = 2    # trials at each extra shape
+INPUT_VARIANTS = {'x1e3': dict(scale=1e3), 'x1e-3': dict(scale=1e-3), 'shifted by 3': dict(shift=3.0), 'tied': dict(ties=True)}
+
+def verification_plan(
+    seed:int,        # the verification's seed
+    trials:int,      # trials with fresh inputs
+    overrides:dict,  # the problem's size overrides
+    extras:list,     # more size overrides, one dict per extra shape
+)->list:             # per shape: overrides, seeds and (at the problem's own shape) input variants
+    "Overrides, seeds and input variants of every shape a verification calls the candidate at, all derived from `seed`."
+    variants = [dict(seed=seed, variant=v, label=label) for label, v in INPUT_VARIANTS.items()]
+    variants.append(dict(seed=seed, variant=dict(perturb=random.Random(seed).randrange(2**31)), label='one element changed'))
+    return ([dict(overrides=overrides, seeds=[seed + i for i in range(trials + N_ROTATIONS)], variants=variants)] +
+            [dict(overrides={**overrides, **e}, seeds=[seed + 1000 * k + j for j in range(EXTRA_TRIALS)]) for k, e in enumerate(extras, 1)])
+
+def fill_patterns(seed:int) -> tuple[int, int]:
+    "The two pre-fill bytes of a verification: 0xFF and one drawn from the seed."
+    return 0xFF, random.Random(seed + 1).randrange(0x11, 0xEF)
+
+# %% ../nbs/09b_verify_worker.ipynb #f8a47c51
 def _sync(device:torch.device):
     if device.type == 'cuda': torch.cuda.synchronize(device)
 
@@ -197,7 +218,7 @@ def reference_main(p:dict) -> dict:
             shapes.append(dict(refs=refs, variants=variants, ops=sorted(tracer.compute_ops()), flops=sum(tracer.flops.values())))
     return dict(shapes=shapes)
 
-# %% ../nbs/09b_verify_worker.ipynb #fd17d1e7
+# %% ../nbs/09b_verify_worker.ipynb #291673cc
 _SEEN = {'threads': 0, 'callbacks': 0}
 
 def _counting(fn, key):
@@ -215,7 +236,7 @@ def watch_escapes():
     _thread.start_new_thread = _counting(_thread.start_new_thread, 'threads')
     for name in ('apply_', 'map_', 'map2_'): setattr(torch.Tensor, name, _counting(getattr(torch.Tensor, name), 'callbacks'))
 
-# %% ../nbs/09b_verify_worker.ipynb #8c6b35e6
+# %% ../nbs/09b_verify_worker.ipynb #38c6a0b1
 KERNELOPT_NAMESPACES = ('kernelopt.problem', 'kernelopt.device', 'kernelopt.compare', 'kernelopt.isolate', 'kernelopt.trace',
                         'kernelopt.flops', 'kernelopt.verify_worker')
 WATCHED = WATCHED_NAMESPACES + KERNELOPT_NAMESPACES + ('threading.Thread', '_thread')   # what the worker watches for replaced or added names
@@ -241,7 +262,7 @@ class _Worker:
         return dict(replaced=replaced_attributes(self.harness, added=True), hooks=triton_hooks_intact(),
                     modes=active_modes(), leftover=left, accepted=list(self.accepted))
 
-# %% ../nbs/09b_verify_worker.ipynb #cf2f097e
+# %% ../nbs/09b_verify_worker.ipynb #57367fb2
 def _build(self:_Worker, k:int):
     "The candidate at shape k (built on first use; the first shape is built right after the import)."
     if k not in self.fns: self.fns[k] = self.cand.make(self.models[k])
@@ -283,7 +304,7 @@ def _call(self:_Worker, msg:dict) -> dict:
 
 _Worker.build, _Worker.call = _build, _call
 
-# %% ../nbs/09b_verify_worker.ipynb #291673cc
+# %% ../nbs/09b_verify_worker.ipynb #485df42a
 def worker_main(p:dict) -> dict:
     "The candidate's process: bind, import the candidate, then answer the parent's instructions over the channel."
     torch.set_grad_enabled(False)
