@@ -39,7 +39,7 @@ setuptools.setup(
     url = cfg['git_url'],
     packages = setuptools.find_packages(include=['kernelopt', 'kernelopt.*']),
     include_package_data = True,
-    package_data = {'kernelopt': ['data/*.json', 'data/*.csv']},
+    package_data = {'kernelopt': ['data/*.json', 'data/*.csv', 'data/*.j2']},
     install_requires = requirements,
     extras_require={
         'dev': dev_requirements,
