@@ -17,6 +17,8 @@ def _interpret_triton_without_gpu():
     if 'TRITON_INTERPRET' in _os.environ or _gpu_visible(): return
     _os.environ['TRITON_INTERPRET'] = '1'
     import sys
+    # the command line says it in every result it prints ("Triton kernels in the interpreter"); elsewhere, say it here
+    if _os.path.basename(sys.argv[0] if sys.argv else '') == 'kernelopt': return
     print("kernelopt: no GPU on this machine, so Triton kernels run in Triton's interpreter "
           "(TRITON_INTERPRET=1); set TRITON_INTERPRET=0 to opt out", file=sys.stderr)
 
