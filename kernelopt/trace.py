@@ -175,7 +175,7 @@ class OpTracer(TorchDispatchMode):
 # %% ../nbs/06_trace.ipynb #0653bf60
 TIMER_FUNCTIONS = ('time.perf_counter', 'time.perf_counter_ns', 'time.monotonic', 'torch.cuda.Event.elapsed_time',
                    'torch.cuda.synchronize', 'triton.testing.do_bench')
-WATCHED_NAMESPACES = ('time', 'torch', 'torch.Tensor', 'torch.nn.functional', 'torch.linalg', 'torch.cuda', 'torch.cuda.Event',
+WATCHED_NAMESPACES = ('time', 'torch', 'torch.Tensor', 'torch.nn.Parameter', 'torch.nn.functional', 'torch.linalg', 'torch.cuda', 'torch.cuda.Event',
                       'triton', 'triton.testing', 'builtins', 'json', 'pickle', 'threading')
 
 def _resolve(path:str):
