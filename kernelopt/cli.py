@@ -105,20 +105,18 @@ def load_args(args, candidate:str='candidate', command:str|None=None, **settings
                                           command=command, calls=estimate.command_calls(command, candidate=c is not None, **settings))
     return prob, cand
 
-def emit(args, result, text=None):
-    "Print a result: as JSON with --json (`to_dict()`), else its `to_text()`, or `text(result)` where it has none."
-    print(json.dumps(getattr(result, 'to_dict', lambda: result)(), indent=1, default=str) if args.json else getattr(result, 'to_text', lambda: text(result))())
+def emit(args, result):
+    "Print a result: as JSON with --json (its `to_dict()`), else its `to_text()`."
+    print(json.dumps(getattr(result, 'to_dict', lambda: result)(), indent=1, default=str) if args.json else result.to_text())
 
 # %% ../nbs/22_cli.ipynb #45af0dc2
 @command('specs', 'Show the datasheet specs of a GPU (named, or the one this machine has).', [_JSON,
          arg('--gpu', metavar='NAME', help='GPU name or alias; case, spaces, dashes and underscores are ignored (default: the CUDA device here)'),
          arg('--list', action='store_true', help='print every GPU in the table')])
 def _specs(args):
-    from kernelopt import gpu_specs, report
-    if args.list: return print(gpu_specs.specs_json() if args.json else report.gpu_list_text(gpu_specs.list_gpus()))
-    try: spec = gpu_specs.get_gpu_specs(args.gpu)
-    except (gpu_specs.UnknownGPUError, gpu_specs.NoGPUError) as e: raise UsageError(str(e)) from None
-    print(gpu_specs.specs_json(spec) if args.json else report.spec_text(spec))
+    from kernelopt import gpu_specs
+    if args.list: return print(gpu_specs.specs_json() if args.json else gpu_specs.gpu_list_text())
+    emit(args, gpu_specs.get_gpu_specs(args.gpu))   # an unknown name, or no name and no GPU: a ValueError, exit 2
 
 @command('peaks', "This machine's peak FLOP/s and memory bandwidth, measured once and shared by every command", [_DEVICE, _JSON,
          arg('--dtype', type=_dtype, default='float32', help='floating dtype of the matmul probe (default: float32)'),
@@ -174,8 +172,7 @@ def _roofline(args):
          arg('--clock-control', default='none', metavar='MODE', help="ncu --clock-control: 'none' keeps boost clocks (default), 'base' locks base clocks")])
 def _profile(args):
     from kernelopt.device import resolve_device
-    from kernelopt.ncu_profile import NCUProfiler, NCUError, NCUNotFoundError, NCUPermissionError
-    from kernelopt.report import profile_report, profile_text
+    from kernelopt.ncu_profile import NCUProfiler, NCUError, NCUNotFoundError, NCUPermissionError, profile_report
     if resolve_device(args.device).type != 'cuda':
         raise UsageError("Nsight Compute (ncu) needs an NVIDIA GPU: run kernelopt profile on a machine with one; `kernelopt roofline` works anywhere")
     problem, candidate = load_args(args)
@@ -183,7 +180,7 @@ def _profile(args):
             problem, candidate, device=args.device, out_dir=args.out)
     except (NCUNotFoundError, NCUPermissionError) as e: raise UsageError(str(e)) from None
     except NCUError as e: print(f'kernelopt profile: {e}', file=sys.stderr); return 1
-    emit(args, profile_report(result, problem.name, args.candidate, args.device, problem.sizes), profile_text)
+    emit(args, profile_report(result, problem.name, args.candidate, args.device, problem.sizes))
 
 # %% ../nbs/22_cli.ipynb #8de71b1f
 @command('optimize', "Optimize a kernel with an LLM, round by round, keeping a resumable ledger", [*problem_args(candidate='kernel', dtype=False),

@@ -15,7 +15,7 @@ from fastcore.basics import patch
 # %% auto #0
 __all__ = ['REQUIRED_FIELDS', 'PRECISIONS', 'GPUSpec', 'gpu_table', 'shared_gpu_names', 'precision_name', 'DeviceProps',
            'NoGPUError', 'current_device_props', 'UnknownGPUError', 'AmbiguousGPUError', 'get_gpu_specs', 'list_gpus',
-           'specs_json']
+           'specs_json', 'gpu_list_text']
 
 # %% ../nbs/00_gpu_specs.ipynb #f90a70c2
 @dataclass(frozen=True)
@@ -150,8 +150,8 @@ class DeviceProps:
     sm_count:int       # multi_processor_count
     memory_bytes:int   # total_memory
 
-class NoGPUError(RuntimeError):
-    "No GPU name was given and no CUDA device is visible."
+class NoGPUError(ValueError, RuntimeError):
+    "No GPU name was given and no CUDA device is visible (bad input: a ValueError, and a RuntimeError as before)."
 
 def current_device_props(
     device:int|None=None, # CUDA device index; None = the current device
@@ -164,8 +164,8 @@ def current_device_props(
     return DeviceProps(p.name, p.multi_processor_count, p.total_memory)
 
 # %% ../nbs/00_gpu_specs.ipynb #0de895c8
-class UnknownGPUError(LookupError):
-    "A GPU name the spec table does not have."
+class UnknownGPUError(ValueError, LookupError):
+    "A GPU name the spec table does not have (bad input: a ValueError, and a LookupError as before)."
 
 class AmbiguousGPUError(UnknownGPUError):
     "A name several parts share, and no live device settles which one is meant."
@@ -228,3 +228,24 @@ def specs_json(
     "GPU specs as strict JSON text, for `kernelopt specs --json` and `--list --json`."
     data = specs.to_dict() if isinstance(specs, GPUSpec) else [s.to_dict() for s in (gpu_table() if specs is None else specs)]
     return json.dumps(data, indent=indent, allow_nan=False)
+
+# %% ../nbs/00_gpu_specs.ipynb #3f1c0a02
+_SPEC_UNITS = {'memory_gb': 'GB', 'peak_memory_bw_gbps': 'GB/s', 'l2_cache_mb': 'MB', 'l1_cache_per_sm_kb': 'KB', 'tdp_w': 'W',
+               **{f'peak_{p}_tflops': 'TFLOP/s' for p in PRECISIONS}}
+
+@patch
+def to_text(self:GPUSpec) -> str:
+    "The datasheet as 'field  value unit' lines: what `kernelopt specs --gpu NAME` prints."
+    d = self.to_dict()
+    def show(k, v):
+        if v is None: return 'N/A'
+        if isinstance(v, list): return ', '.join(v)
+        return f"{v:g} {_SPEC_UNITS[k]}" if k in _SPEC_UNITS else str(v)
+    return '\n'.join(f"{k:<{max(map(len, d))}}  {show(k, v)}" for k, v in d.items())
+
+def gpu_list_text() -> str:
+    "The GPU table's main columns and the names `--gpu` accepts: what `kernelopt specs --list` prints."
+    df = list_gpus()
+    cols = ['name', 'architecture', 'sm_count', 'memory_gb', 'peak_memory_bw_gbps', 'peak_fp32_tflops', 'peak_bf16_tflops', 'peak_fp8_tflops']
+    return '\n'.join([df[cols].to_string(index=False, na_rep='N/A'), '', 'Names accepted by --gpu (case, spaces, dashes and underscores ignored):',
+                      *(f"  {n}: {', '.join(a)}" for n, a in zip(df['name'], df['aliases']))])

@@ -10,13 +10,16 @@ from pathlib import Path
 from typing import Sequence
 import pandas as pd
 from fastcore.basics import patch
-from .metric_schema import metric_names
+from .metric_schema import metric_names, metrics_by_section, format_metric, METRIC_BY_KEY, SOL_COMPUTE, SOL_MEMORY, DURATION
+from .compare import json_safe
+from .sol import RooflineAnalyzer, RooflineConfig, RooflineResult
 from .ncu import (NCUError, NCUNotFoundError, NCUPermissionError, NCUTimeoutError, NCUProgramError, NCUNoKernelError,
                            NCUParseError, find_ncu, ncu_version, parse_ncu_csv, select_kernels, launch_groups, LAUNCH_COLUMNS)
 
 # %% auto #0
 __all__ = ['NVTX_RANGE', 'CLOCK_CONTROLS', 'CACHE_CONTROLS', 'REPLAY_MODES', 'RUNNER_MARK', 'build_ncu_command',
-           'classify_ncu_output', 'run_profiled_call', 'write_runner', 'NCUResult', 'NCUProfiler']
+           'classify_ncu_output', 'run_profiled_call', 'write_runner', 'NCUResult', 'NCUProfiler', 'ProfileReport',
+           'profile_report']
 
 # %% ../nbs/15_ncu_profile.ipynb #0af43623
 NVTX_RANGE = 'kernelopt_profile'
@@ -279,3 +282,51 @@ def profile(self:NCUProfiler,
                                f"{sorted(set(df.kernel))}; the profile is in {log_file}") from None
     return NCUResult(df=df, metrics_by_kernel=metrics, command=cmd, ncu_version=ncu_version(ncu),
                      raw_path=str(log_file) if log_file.exists() else None, report_path=str(report) if report else None)
+
+# %% ../nbs/15_ncu_profile.ipynb #5e2a7c02
+@dataclass
+class ProfileReport:
+    "An ncu profile for people: per kernel its launches, SOL figures, metrics by section and Speed-of-Light verdict."
+    result:NCUResult                    # what ncu produced
+    verdicts:dict[str, RooflineResult]  # kernel -> `RooflineAnalyzer` verdict, in the order of `result.metrics_by_kernel`
+    problem:str=''                      # the problem's name
+    candidate:str|None=None             # the candidate's path (None: the reference model was profiled)
+    device:str='cuda'                   # the device profiled
+    sizes:dict|None=None                # the problem's sizes
+
+    def to_dict(self) -> dict:
+        "JSON-able (NaN -> None): ncu's run, then per kernel its launches, SOL figures, metrics by section and verdict."
+        launches, kernels = self.result.launch_counts(), {}
+        for name, m in self.result.metrics_by_kernel.items():
+            kernels[name] = dict(launches=launches[name], sol={'compute_pct': m.get(SOL_COMPUTE), 'memory_pct': m.get(SOL_MEMORY),
+                                 'duration_ns': m.get(DURATION)}, sections=metrics_by_section(m), roofline=self.verdicts[name].to_dict())
+        return json_safe(dict(problem=self.problem, candidate=self.candidate, device=self.device, sizes=self.sizes,
+                              ncu=self.result.to_dict(), kernels=kernels))
+
+    def to_text(self) -> str:
+        "What `kernelopt profile` prints: ncu's run, then per kernel its SOL line, its metrics by section and its verdict."
+        d, show = self.to_dict(), lambda v, unit: 'N/A' if v is None else f"{v:,.2f}{unit}"
+        ncu = d['ncu']
+        lines = [f"ncu {ncu['ncu_version'] or '(version unknown)'}: {ncu['launches']} kernel launch(es) profiled; CSV {ncu['raw_path']}",
+                 'command: ' + ' '.join(ncu['command'])]
+        for name, k in d['kernels'].items():
+            sol = k['sol']
+            lines += ['', f"== {name} ({k['launches']} launch(es)) ==", f"SOL compute {show(sol['compute_pct'], '%')}   "
+                      f"SOL memory {show(sol['memory_pct'], '%')}   duration {show(sol['duration_ns'], ' ns')}"]
+            for section, values in k['sections'].items():
+                lines += [section, *(f"  {METRIC_BY_KEY[key].label if key in METRIC_BY_KEY else key:<44} {format_metric(key, v)}"
+                                     for key, v in values.items())]
+            lines += ['Roofline', *('  ' + l for l in self.verdicts[name].to_text().splitlines())]
+        return '\n'.join(lines)
+
+def profile_report(
+    result:NCUResult,           # what `NCUProfiler.profile` returned
+    problem:str='',             # the problem's name
+    candidate:str|None=None,    # the candidate's path (None: the reference model was profiled)
+    device:str='cuda',          # the device profiled
+    sizes:dict|None=None,       # the problem's sizes
+    config:RooflineConfig|None=None, # thresholds of the verdict
+)->ProfileReport:
+    "Each profiled kernel's Speed-of-Light verdict, with the profile: what `kernelopt profile` shows."
+    ra = RooflineAnalyzer(config)
+    return ProfileReport(result, {k: ra.analyze(m) for k, m in result.metrics_by_kernel.items()}, problem, candidate, device, sizes)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/20_report.ipynb #cd71ab81
 from __future__ import annotations
-import ast, difflib, html, json, math
+import ast, difflib, math
 from pathlib import Path
 
 import pandas as pd
@@ -12,8 +12,7 @@ from fastcore.basics import patch
 from .ledger import LedgerError, RunLedger, atomic_write_text, finite_json, run_usage
 
 # %% auto #0
-__all__ = ['format_number', 'format_speedup', 'problem_title', 'decision_reason', 'compared_with', 'RunReport', 'report_template',
-           'spec_text', 'gpu_list_text', 'profile_report', 'profile_text']
+__all__ = ['format_number', 'format_speedup', 'problem_title', 'decision_reason', 'compared_with', 'RunReport', 'report_template']
 
 # %% ../nbs/20_report.ipynb #d0b32bff
 def format_number(
@@ -369,55 +368,3 @@ def to_html(self:RunReport, path:str|Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, page)
     return path
-
-# %% ../nbs/20_report.ipynb #875e8047
-_SPEC_UNITS = {'memory_gb': 'GB', 'peak_memory_bw_gbps': 'GB/s', 'l2_cache_mb': 'MB', 'l1_cache_per_sm_kb': 'KB', 'tdp_w': 'W',
-               **{f'peak_{p}_tflops': 'TFLOP/s' for p in ('fp32', 'tf32', 'fp16', 'bf16', 'fp8')}}
-
-def spec_text(spec) -> str:
-    "A GPU's datasheet as 'field  value unit' lines: what `kernelopt specs --gpu NAME` prints."
-    d = spec.to_dict()
-    def show(k, v):
-        if v is None: return 'N/A'
-        if isinstance(v, list): return ', '.join(v)
-        return f"{v:g} {_SPEC_UNITS[k]}" if k in _SPEC_UNITS else str(v)
-    return '\n'.join(f"{k:<{max(map(len, d))}}  {show(k, v)}" for k, v in d.items())
-
-def gpu_list_text(df:pd.DataFrame) -> str:
-    "The GPU table and the names `--gpu` accepts: what `kernelopt specs --list` prints."
-    cols = ['name', 'architecture', 'sm_count', 'memory_gb', 'peak_memory_bw_gbps', 'peak_fp32_tflops', 'peak_bf16_tflops', 'peak_fp8_tflops']
-    return '\n'.join([df[cols].to_string(index=False, na_rep='N/A'), '', 'Names accepted by --gpu (case, spaces, dashes and underscores ignored):',
-                      *(f"  {n}: {', '.join(a)}" for n, a in zip(df['name'], df['aliases']))])
-
-# %% ../nbs/20_report.ipynb #92ea2c56
-def profile_report(
-    result,                 # an `NCUResult` of kernelopt.ncu
-    problem:str='',         # the problem's name
-    candidate:str|None=None,# the candidate's path (None: the reference was profiled)
-    device:str='cuda',
-    sizes:dict|None=None,   # the problem's sizes
-)->dict:                    # JSON-able: ncu's run, then per kernel its SOL figures, metrics by section and roofline verdict
-    "Per kernel of an ncu profile: launches, SOL figures, metrics by section and the `RooflineAnalyzer` verdict: what `kernelopt profile` shows."
-    from kernelopt.metric_schema import SOL_COMPUTE, SOL_MEMORY, DURATION, metrics_by_section
-    from kernelopt.sol import RooflineAnalyzer
-    analyzer, kernels, launches = RooflineAnalyzer(), {}, result.launch_counts()
-    for name, m in result.metrics_by_kernel.items():
-        kernels[name] = dict(launches=launches[name], sol={'compute_pct': m.get(SOL_COMPUTE), 'memory_pct': m.get(SOL_MEMORY), 'duration_ns': m.get(DURATION)},
-                             sections=metrics_by_section(m), roofline=analyzer.analyze(m).to_dict())
-    return finite_json(dict(problem=problem, candidate=candidate, device=device, sizes=sizes, ncu=result.to_dict(), kernels=kernels))
-
-def profile_text(report:dict) -> str:
-    "A `profile_report` as text: per kernel its SOL line, the metrics by section and the roofline verdict."
-    from kernelopt.metric_schema import METRIC_BY_KEY, format_metric
-    ncu, show = report['ncu'], lambda v, unit: 'N/A' if v is None else f"{v:,.2f}{unit}"
-    lines = [f"ncu {ncu['ncu_version'] or '(version unknown)'}: {ncu['launches']} kernel launch(es) profiled; CSV {ncu['raw_path']}",
-             'command: ' + ' '.join(ncu['command'])]
-    for name, k in report['kernels'].items():
-        sol = k['sol']
-        lines += ['', f"== {name} ({k['launches']} launch(es)) ==", f"SOL compute {show(sol['compute_pct'], '%')}   "
-                  f"SOL memory {show(sol['memory_pct'], '%')}   duration {show(sol['duration_ns'], ' ns')}"]
-        for section, values in k['sections'].items():
-            lines += [section, *(f"  {METRIC_BY_KEY[key].label if key in METRIC_BY_KEY else key:<44} {format_metric(key, v)}" for key, v in values.items())]
-        r = k['roofline']
-        lines.append('Roofline: ' + ', '.join(f'{a}={format_number(b) if isinstance(b, float) else b}' for a, b in r.items() if not isinstance(b, (dict, list))))
-    return '\n'.join(lines)
