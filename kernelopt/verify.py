@@ -18,7 +18,8 @@ from .isolate import run_isolated, ChannelError
 from .trace import ALWAYS_ALLOWED_OPS
 from .source_scan import scan_source, WARNING_RULES
 from .verify_worker import (PREFILL_PATTERNS, pattern_fraction, FAMILY_OF, normalize_op, reference_ops_used, TORCH_WORK_MAX_PCT,
-                                     torch_work_pct, audit_call, N_ROTATIONS, EXTRA_TRIALS, INPUT_VARIANTS, verification_plan, fill_patterns)
+                                     torch_work_pct, audit_call, N_ROTATIONS, EXTRA_TRIALS, INPUT_VARIANTS, verification_plan, fill_patterns,
+                                     second_size)
 
 # %% auto #0
 __all__ = ['CHECKS', 'STATUSES', 'MIN_TRIALS', 'VerificationResult', 'verify_kernel', 'RefinementHistory',
@@ -129,7 +130,7 @@ def check_call(self:_Judge, label, rep, shape:int, ref:dict, pattern:int, value_
     unwritten = max((pattern_fraction(o, pattern, r) for o, r in zip(outs, ref['outs'])), default=0.0)
     if unwritten > 0:
         log.bad('outputs_written' if value_check != 'extra_shapes' else 'extra_shapes',
-                f"{unwritten:.0%} of the output still held the pre-fill pattern 0x{pattern:02X} after {label}: never written")
+                f"{100 * unwritten:.2g}% of the output still held the pre-fill pattern 0x{pattern:02X} after {label}: never written")
     else: log.ok('outputs_written')
     self.check_values(label, outs, ref, value_check, earlier)
 
@@ -252,8 +253,9 @@ def run_calls(self:_Judge, chan, deadline):
             self.check_call(f"the shape {label}", rep, s, ref, P[k % 2], 'extra_shapes', self.shapes[s]['refs'])
     if not log.fail['work_in_kernels']:
         log.ok('work_in_kernels', f"torch ops outside the kernels did at most {self.torch_pct:.2g}% of the reference's FLOPs")
-    if len(self.labels) == 1: log.ok('extra_shapes', "no extra shapes were asked for")
-    elif not log.fail['extra_shapes']: log.ok('extra_shapes', f"right at {'; '.join(self.labels[1:])}")
+    skipped = f"; {', '.join(self.skipped)} skipped: the reference fails there" if getattr(self, 'skipped', None) else ''
+    if len(self.labels) == 1: log.ok('extra_shapes', "no extra shapes were asked for" + skipped)
+    elif not log.fail['extra_shapes']: log.ok('extra_shapes', f"right at {'; '.join(self.labels[1:])}" + skipped)
 
 @patch
 def determinism(self:_Judge, a:list, b:list):
@@ -352,13 +354,17 @@ _PRELOAD = ('kernelopt.verify_worker',)
 
 def _verify_runtime(p:dict, extras:list, timeout_s:float, fork_server:bool, sandbox=None) -> tuple[dict, str, dict]:
     "The reference process, then the worker with the parent judging: (checks, status, errors)."
-    shapes, t0 = verification_plan(p['seed'], p['trials'], p['overrides'], extras), time.monotonic()
+    shapes, t0 = verification_plan(p['seed'], p['trials'], p['overrides'], extras, p.get('second')), time.monotonic()
+    labels = [''] + [_shape_label(e) for e in extras] + ([_shape_label(p['second']) + ' (a second size)'] if p.get('second') else [])
     env = {'TRITON_INTERPRET': '1'} if p['device'] == 'cpu' else {}
     common = {k: p[k] for k in ('problem_path', 'problem_source', 'device', 'dtype', 'allow_tf32')}
     r = run_isolated('kernelopt.verify_worker:reference_main', {**common, 'shapes': shapes}, timeout_s, env=env,
                      fork_server=fork_server, preload=_PRELOAD)
     if r.status != 'ok': raise ProblemError(f"the reference could not be computed ({r.status}): {r.message}", p['problem_path'])
-    judge = _Judge(p, r.value['shapes'], [''] + [_shape_label(e) for e in extras])
+    got = r.value['shapes']
+    keep = [i for i, sh in enumerate(got) if 'skipped' not in sh]   # a second size the reference fails at is skipped
+    judge = _Judge(p, [got[i] for i in keep], [labels[i] for i in keep])
+    shapes, judge.skipped = [shapes[i] for i in keep], [labels[i] for i in range(len(got)) if i not in keep]
     w = run_isolated('kernelopt.verify_worker:worker_main', {**common, 'shapes': [s['overrides'] for s in shapes],
                      'candidate_path': p['candidate_path'], 'candidate_source': p['candidate_source']},
                      max(timeout_s - (time.monotonic() - t0), 1.0), env=env, fork_server=fork_server, preload=_PRELOAD,
@@ -399,7 +405,9 @@ def verify_kernel(
     extras = [_extra_shape(e) for e in extra_shapes]
     prob = load_problem(ppath, overrides, source=psource)          # bad files and size names fail here, in words
     for e in extras: load_problem(ppath, {**overrides, **e}, source=psource)
-    seed = secrets.randbits(31) if seed is None else seed
+    seed, second = secrets.randbits(31) if seed is None else seed, {} if extras else second_size(prob.sizes)
+    try: second and load_problem(ppath, {**overrides, **second}, source=psource)
+    except ProblemError: second = {}   # not a size this problem allows
     meta = dict(trials=trials, problem=ppath, candidate=cand.path, device=device, dtype=dtype_name(dt or prob.dtype), seed=seed)
     findings = scan_source(cand.source)
     meta['findings'] = [asdict(f) for f in findings]
@@ -408,7 +416,8 @@ def verify_kernel(
         checks['static_scan'] = _static_check(findings)
         return _result(checks, 'rejected_static', **meta)
     p = dict(problem_path=ppath, problem_source=psource, overrides=overrides, candidate_path=cand.path, candidate_source=cand.source,
-             device=device, dtype=meta['dtype'], trials=trials, allow_tf32=allow_tf32, allowed_ops=list(allowed_ops), seed=seed)
+             device=device, dtype=meta['dtype'], trials=trials, allow_tf32=allow_tf32, allowed_ops=list(allowed_ops), seed=seed,
+             second=second)
     t0 = time.perf_counter()
     checks, status, errs = _verify_runtime(p, extras, timeout_s, fork_server, sandbox)
     checks['static_scan'] = _static_check(findings)

@@ -19,7 +19,7 @@ from .flops import op_flops
 __all__ = ['PREFILL_PATTERNS', 'OP_FAMILIES', 'FAMILY_OF', 'TORCH_WORK_MAX_PCT', 'N_ROTATIONS', 'EXTRA_TRIALS', 'INPUT_VARIANTS',
            'KERNELOPT_NAMESPACES', 'WATCHED', 'input_snapshot', 'changed_inputs', 'prefill_free_memory',
            'pattern_fraction', 'normalize_op', 'reference_ops_used', 'torch_work_pct', 'audit_call', 'transform_inputs',
-           'verification_plan', 'fill_patterns', 'reference_main', 'watch_escapes', 'worker_main']
+           'verification_plan', 'second_size', 'fill_patterns', 'reference_main', 'watch_escapes', 'worker_main']
 
 # %% ../nbs/09b_verify_worker.ipynb #95df2537
 def input_snapshot(inputs:list) -> list:
@@ -170,12 +170,20 @@ def verification_plan(
     trials:int,      # trials with fresh inputs
     overrides:dict,  # the problem's size overrides
     extras:list,     # more size overrides, one dict per extra shape
+    second:dict|None=None,  # a size only tried (`second_size`): skipped where the reference fails
 )->list:             # per shape: overrides, seeds and (at the problem's own shape) input variants
     "Overrides, seeds and input variants of every shape a verification calls the candidate at, all derived from `seed`."
     variants = [dict(seed=seed, variant=v, label=label) for label, v in INPUT_VARIANTS.items()]
     variants.append(dict(seed=seed, variant=dict(perturb=random.Random(seed).randrange(2**31)), label='one element changed'))
+    more = [(e, False) for e in extras] + ([(second, True)] if second else [])
     return ([dict(overrides=overrides, seeds=[seed + i for i in range(trials + N_ROTATIONS)], variants=variants)] +
-            [dict(overrides={**overrides, **e}, seeds=[seed + 1000 * k + j for j in range(EXTRA_TRIALS)]) for k, e in enumerate(extras, 1)])
+            [dict(overrides={**overrides, **e}, seeds=[seed + 1000 * k + j for j in range(EXTRA_TRIALS)], optional=opt)
+             for k, (e, opt) in enumerate(more, 1)])
+
+def second_size(sizes:dict) -> dict:
+    "One more size a problem allows, for when no extra shape is asked for: its last integer size constant plus one."
+    ints = [(k, v) for k, v in sizes.items() if isinstance(v, int) and not isinstance(v, bool) and v >= 2]
+    return {ints[-1][0]: ints[-1][1] + 1} if ints else {}
 
 def fill_patterns(seed:int) -> tuple[int, int]:
     "The two pre-fill bytes of a verification: 0xFF and one drawn from the seed."
@@ -195,28 +203,35 @@ def reference_main(p:dict) -> dict:
     torch.set_grad_enabled(False)
     device, shapes = torch.device(p['device']), []
     with tf32_mode(bool(p.get('allow_tf32'))):
-        for sh in p['shapes']:   # {'overrides': {...}, 'seeds': [...]}
-            prob = load_problem(p['problem_path'], sh['overrides'], source=p.get('problem_source'))
-            dtype = parse_dtype(p['dtype'])
-            model, tracer, refs = prob.make_model(device, dtype, seed=0), OpTracer(flop_counter=op_flops), []
-            for i, s in enumerate(sh['seeds']):
-                inputs = prob.make_inputs(device, dtype, s)
-                before = input_snapshot(inputs)
-                with (tracer if i == 0 else contextlib.nullcontext()): outs = as_outputs(model(*inputs))
-                _sync(device)
-                refs.append(dict(seed=s, outs=[_plain(o) for o in outs], described=[describe_output(o) for o in outs],
-                                 aliases=sorted(aliased_inputs(outs, inputs)),
-                                 mutates=bool(changed_inputs(before, inputs))))
-            variants = []
-            for v in sh.get('variants', []):   # {'seed': s, 'variant': {...}, 'label': ...}: kept only where the reference is finite
-                inputs = transform_inputs(prob.make_inputs(device, dtype, v['seed']), v['variant'])
-                before = input_snapshot(inputs)
-                outs = as_outputs(model(*inputs)); _sync(device)
-                finite = all(bool(o.isfinite().all()) for o in outs if isinstance(o, torch.Tensor) and (o.is_floating_point() or o.is_complex()))
-                variants.append(dict(v, outs=[_plain(o) for o in outs], described=[describe_output(o) for o in outs],
-                                     aliases=sorted(aliased_inputs(outs, inputs)), mutates=bool(changed_inputs(before, inputs)), finite=finite))
-            shapes.append(dict(refs=refs, variants=variants, ops=sorted(tracer.compute_ops()), flops=sum(tracer.flops.values())))
+        for sh in p['shapes']:   # {'overrides': {...}, 'seeds': [...], 'optional': bool}
+            try: shapes.append(_reference_shape(p, sh, device))
+            except Exception as e:   # a size the parent only tries (second_size): skipped where the reference fails
+                if not sh.get('optional'): raise
+                shapes.append(dict(skipped=f"{type(e).__name__}: {e}"))
     return dict(shapes=shapes)
+
+def _reference_shape(p:dict, sh:dict, device) -> dict:
+    "The reference's answers at one shape: every seed, every input variant (with whether it is finite), its ops and FLOPs."
+    prob = load_problem(p['problem_path'], sh['overrides'], source=p.get('problem_source'))
+    dtype = parse_dtype(p['dtype'])
+    model, tracer, refs = prob.make_model(device, dtype, seed=0), OpTracer(flop_counter=op_flops), []
+    for i, s in enumerate(sh['seeds']):
+        inputs = prob.make_inputs(device, dtype, s)
+        before = input_snapshot(inputs)
+        with (tracer if i == 0 else contextlib.nullcontext()): outs = as_outputs(model(*inputs))
+        _sync(device)
+        refs.append(dict(seed=s, outs=[_plain(o) for o in outs], described=[describe_output(o) for o in outs],
+                         aliases=sorted(aliased_inputs(outs, inputs)),
+                         mutates=bool(changed_inputs(before, inputs))))
+    variants = []
+    for v in sh.get('variants', []):   # {'seed': s, 'variant': {...}, 'label': ...}: kept only where the reference is finite
+        inputs = transform_inputs(prob.make_inputs(device, dtype, v['seed']), v['variant'])
+        before = input_snapshot(inputs)
+        outs = as_outputs(model(*inputs)); _sync(device)
+        finite = all(bool(o.isfinite().all()) for o in outs if isinstance(o, torch.Tensor) and (o.is_floating_point() or o.is_complex()))
+        variants.append(dict(v, outs=[_plain(o) for o in outs], described=[describe_output(o) for o in outs],
+                             aliases=sorted(aliased_inputs(outs, inputs)), mutates=bool(changed_inputs(before, inputs)), finite=finite))
+    return dict(refs=refs, variants=variants, ops=sorted(tracer.compute_ops()), flops=sum(tracer.flops.values()))
 
 # %% ../nbs/09b_verify_worker.ipynb #291673cc
 _SEEN = {'threads': 0, 'callbacks': 0}
