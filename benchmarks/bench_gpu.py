@@ -156,7 +156,7 @@ def cv_goal(timing:dict) -> dict:
 
 def floor_row(flops:float, nbytes:float, median_ms:float, peaks_measured=None, peaks_datasheet=None) -> dict:
     "Floor times with measured and datasheet peaks, their ratio to the measured median, and the goal floor <= median."
-    from kernelopt.roofline import floor_time_s
+    from kernelopt.peaks import floor_time_s
     row = dict(flops=flops, bytes=nbytes, median_s=median_ms / 1e3)
     for tag, pk in (('measured', peaks_measured), ('datasheet', peaks_datasheet)):
         f = floor_time_s(flops, nbytes, pk) if pk is not None else None
@@ -348,7 +348,7 @@ def run_timing(cases:dict, a, timers:tuple|None=None, sync:Callable=None) -> dic
 
 def run_peaks(a, device:str='cuda', measure:Callable|None=None) -> dict:
     "measure_peaks for fp32 and bf16, and the datasheet's peaks of the same dtypes."
-    from kernelopt.roofline import measure_peaks, HardwarePeaks
+    from kernelopt.peaks import measure_peaks, HardwarePeaks
     from kernelopt.gpu_specs import get_gpu_specs
     measure = measure or measure_peaks
     out, errors = {}, []
@@ -363,7 +363,7 @@ def run_peaks(a, device:str='cuda', measure:Callable|None=None) -> dict:
     return dict(dtypes=out, spec=spec and spec.to_dict(), errors=errors)
 
 def _peaks_obj(d:dict|None):
-    from kernelopt.roofline import HardwarePeaks
+    from kernelopt.peaks import HardwarePeaks
     return None if d is None else HardwarePeaks(**d)
 
 def derive_floors_bandwidth(timing:dict, peaks:dict) -> tuple[dict, dict]:
@@ -494,7 +494,7 @@ def main(argv=None) -> int:
               '`python benchmarks/bench_gpu.py --self-test` checks the script without a GPU.', file=sys.stderr)
         return 2
     try:
-        import kernelopt.benchmark, kernelopt.roofline, kernelopt.gpu_specs, kernelopt.ncu, kernelopt.metric_schema  # noqa
+        import kernelopt.benchmark, kernelopt.peaks, kernelopt.gpu_specs, kernelopt.ncu, kernelopt.metric_schema  # noqa
     except ImportError as e:
         print(f'bench_gpu: cannot import kernelopt ({e}); install the missing package (on the device machine carry '
               'its wheel, see benchmarks/README.md) and run from the repo root', file=sys.stderr)
@@ -574,7 +574,7 @@ def main(argv=None) -> int:
 def self_test() -> int:
     "Check everything that needs no GPU, on fake numbers (nothing here is a measurement)."
     import warnings
-    from kernelopt.roofline import HardwarePeaks
+    from kernelopt.peaks import HardwarePeaks
     checks = []
     def check(what, ok):
         checks.append((what, bool(ok)))
@@ -653,7 +653,7 @@ def self_test() -> int:
         # the whole pipeline on the CPU at tiny sizes, host timers standing in for the GPU ones (numbers discarded)
         import contextlib, io
         from kernelopt.benchmark import time_on_host
-        from kernelopt.roofline import measure_peaks
+        from kernelopt.peaks import measure_peaks
         a = parse_args(['--quick', '--trials', '5', '--gpu', 'H100 SXM5 80GB'])
         a.peak_warmup, a.peak_steps = 0, 1
         fake_events = lambda fn, args, warmup=0, trials=5, cuda_graph=False: time_on_host(fn, args, warmup=1, trials=trials)

@@ -44,7 +44,8 @@ def kernel_function(x):
 
 def isolation_overhead(repeats:int) -> dict:
     "Median wall time of one candidate evaluation (load, plain check, time 1+3 calls, audit and check the timed ones) in-process vs in a fresh process."
-    from kernelopt.benchmark import _bench_child, fork_server_for, run_isolated   # here, so --part sandbox runs on its own
+    from kernelopt.benchmark import _bench_child
+    from kernelopt.isolate import fork_server_for, run_isolated   # here, so --part sandbox runs on its own
     d = Path(tempfile.mkdtemp(prefix='kernelopt-overhead-'))
     (d/'problem.py').write_text(TRIVIAL_PROBLEM); (d/'candidate.py').write_text(TRIVIAL_CANDIDATE)
     base = dict(problem_path=str(d/'problem.py'), overrides={}, device='cpu', dtype=None, seed=0, warmup=1, trials=3,

@@ -372,16 +372,3 @@ def plot_roofline(
 def plot(self:ModelRoofline, **kwargs) -> 'go.Figure':
     "`plot_roofline` of this model's points against its peaks."
     return plot_roofline(self.points, kwargs.pop('peaks', self.peaks), **kwargs)
-
-# %% ../nbs/13_roofline.ipynb #d13e0c0b
-_MOVED = {**dict.fromkeys(('RooflineConfig', 'RooflineResult', 'RooflineAnalyzer', 'BOTTLENECKS', 'format_roofline_summary'), 'sol'),
-          **dict.fromkeys(('measure_peaks', 'clear_peaks_cache', 'largest_cache_bytes', 'default_peak_sizes', 'check_peaks', 'cached_peaks'), 'peaks'),
-          **dict.fromkeys(('op_flops', 'op_bytes', 'register_op_flops', 'FLOP_FORMULAS', 'problem_flops_bytes',
-                           'FLOPS_PER_OUTPUT_ELEMENT', 'FLOPS_PER_INPUT_ELEMENT'), 'flops'),
-          **dict.fromkeys(('resolve_device', 'DeviceUnavailableError'), 'device')}
-
-def __getattr__(name:str):
-    if name not in _MOVED: raise AttributeError(f"module 'kernelopt.roofline' has no attribute {name!r}")
-    import importlib
-    warnings.warn(f"kernelopt.roofline.{name} moved to kernelopt.{_MOVED[name]}.{name}", DeprecationWarning, stacklevel=2)
-    return getattr(importlib.import_module(f"kernelopt.{_MOVED[name]}"), name)
