@@ -127,6 +127,11 @@ def _as_problem(problem, overrides:dict|None=None) -> Problem:
         raise ValueError(f"problem: expected a problem file or a kernelopt.problem.Problem, got {type(problem).__name__}")
     return load_problem(problem, overrides)
 
+def _count_work(prob:Problem, dt:torch.dtype) -> tuple[float, int]:
+    "FLOPs and compulsory bytes of one call, counted on the meta device (nothing computed or allocated), else on the CPU."
+    try: return problem_flops_bytes(prob, 'meta', dt)
+    except Exception: return problem_flops_bytes(prob, 'cpu', dt)   # a reference that needs values (.item(), nonzero, numpy)
+
 def _positive(name:str, x) -> float:
     if isinstance(x, bool) or not isinstance(x, (int, float)) or not x > 0:
         raise ValueError(f"{name}={x!r}: expected a number > 0")
@@ -153,7 +158,7 @@ def estimate_work(
         if command is None: raise ValueError("give the calls to count: a command ('verify', 'bench', ...) or calls=CommandCalls(...)")
         calls = command_calls(command)
     if dev.type != 'cpu': slowdown = eager_slowdown = 1.0
-    flops, nbytes = problem_flops_bytes(prob, 'cpu', dt)
+    flops, nbytes = _count_work(prob, dt)
     peaks = peaks or roofs_for(dev, dt)
     floor = floor_time_s(flops, nbytes, peaks)
     seconds = floor * (calls.kernel * slowdown + calls.reference * eager_slowdown)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/07_flops.ipynb #a7f10c02
 from __future__ import annotations
-import math, warnings
+import contextlib, math, warnings
 from typing import Callable
 
 import torch
@@ -148,7 +148,10 @@ def _view_bytes(t:torch.Tensor) -> int:
     return math.prod(s for s, st in zip(t.shape, t.stride()) if st != 0) * t.element_size() if t.numel() else 0
 
 def _storage_key(t:torch.Tensor):
-    try: return (t.device.type, t.untyped_storage().data_ptr())
+    "Which storage `t` views: its address; on the meta device, where every address is 0, the storage object itself."
+    try:
+        s = t.untyped_storage()
+        return ('meta', s._cdata) if t.is_meta else (t.device.type, s.data_ptr())
     except (RuntimeError, NotImplementedError): return ('id', id(t))
 
 def _span(t:torch.Tensor) -> tuple[int, int]:
@@ -322,15 +325,18 @@ def compulsory_bytes(
 # %% ../nbs/07_flops.ipynb #eac1b94d
 def problem_flops_bytes(
     problem,                       # a kernelopt.problem.Problem, or the path of a problem file
-    device:str|torch.device='cpu', # where to run the reference model once
+    device:str|torch.device='cpu', # where to run the reference model once; 'meta' counts shapes only, computing nothing
     dtype:torch.dtype|None=None,   # None = the problem's own dtype
 ) -> tuple[float, int]:            # (FLOPs, compulsory bytes) of one call
     "FLOPs and compulsory bytes of one call of a problem's reference model."
     if not hasattr(problem, 'make_model'):
         from kernelopt.problem import load_problem
         problem = load_problem(problem)
-    dev = resolve_device(device)
-    model, inputs = problem.make_model(dev, dtype), problem.make_inputs(dev, dtype)
+    meta = str(device) == 'meta'
+    dev = torch.device('meta') if meta else resolve_device(device)
+    with torch.device('meta') if meta else contextlib.nullcontext():   # on meta the weights are never drawn either
+        model = problem.make_model(dev, dtype)
+    inputs = problem.make_inputs(dev, dtype)
     calls, out = count_ops(model, *inputs)
     unknown = sorted({c.op for c in calls if c.flops is None})
     if unknown: warnings.warn(f"{problem.name}: no FLOP formula for {', '.join(unknown)}; the FLOPs are a lower bound")
