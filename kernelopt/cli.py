@@ -158,12 +158,10 @@ def _verify(args):
          arg('--steps', type=_POSITIVE_INT, default=10, help="profiled forward passes; each op's time is the median (default 10)"),
          arg('--top', type=_POSITIVE_INT, default=15, help='ops shown in the table, slowest first (default 15)')])
 def _roofline(args):
-    from kernelopt.device import resolve_device
-    from kernelopt.roofline import profile_model_roofline
+    from kernelopt.roofline import problem_roofline
     problem, _ = load_args(args, command='roofline', steps=args.steps)
-    dev, dtype = resolve_device(args.device), args.dtype or problem.dtype
-    mr = profile_model_roofline(problem.make_model(dev, dtype), problem.make_inputs(dev, dtype), dev, steps=args.steps, train=args.train)
-    if args.html: mr.plot(title=f'{problem.name}: per-op roofline ({dev})').write_html(args.html)
+    mr = problem_roofline(problem, args.device, args.dtype, steps=args.steps, train=args.train)
+    if args.html: mr.plot(title=f'{problem.name}: per-op roofline ({args.device})').write_html(args.html)
     print(json.dumps(mr.to_dict(), indent=1) if args.json else mr.to_text(args.top) + (f'\nplot written to {args.html}' if args.html else ''))
 
 @command('profile', 'Profile a kernel with Nsight Compute: SOL figures, key metrics and roofline per kernel', [*problem_args(optional=True, dtype=False),
