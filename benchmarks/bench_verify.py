@@ -5,8 +5,9 @@ batch_size=8, dim=1000 (`--set batch_size=8 dim=1000`). This script runs that ve
 through `kernelopt.verify.verify_kernel` (fork server on, as the CLI runs it) and prints the median wall time,
 the first run (which starts the fork server) apart. Run it before and after a change to the verifier.
 
-Measured (CPU host times, shared 2-core x86_64, load 3.3-4.2 from other jobs, 2026-11-23): median 2.8-5.4 s per
-verification after issue 18 (reference process + worker), 3.1-5.5 s before (one process), first run 5-10 s.
+Measured (CPU host times, shared 2-core x86_64 with other jobs running, 2026-11-23): before issue 18 (one process),
+median 1.7 s at load 1.1 (first run 4.6 s) and 3.1-5.5 s at load 3.8-4.2; after it (reference process + worker, input
+variants, a second size), median 3.0 s at load 1.8 (first run 5.9 s) and 2.8-5.4 s at load 3.3-3.8.
 
 Run: python benchmarks/bench_verify.py [--repeats 3] [--json]
 Other processes on the machine add noise; the script prints the load average next to the numbers.
