@@ -4,12 +4,13 @@
 
 # %% ../nbs/05_isolate.ipynb #5d9b0b97
 from __future__ import annotations
-import hashlib, importlib, json, os, select, signal, socket, struct, subprocess, sys, tempfile, threading, time, traceback, warnings
+import hashlib, importlib, json, os, select, shutil, signal, socket, struct, subprocess, sys, tempfile, threading, time, traceback, warnings
 from dataclasses import dataclass, asdict
 from pathlib import Path
 from typing import Any, Callable
 import torch
 from filelock import FileLock, Timeout as _FileLockTimeout
+from .sandbox import set_pdeathsig, kill_sandbox, cap_file
 
 # %% auto #0
 __all__ = ['GPULockTimeout', 'GPULock', 'ChannelError', 'Channel', 'worker_channel', 'kill_group', 'exit_message', 'ForkServer',
@@ -141,6 +142,8 @@ def worker_channel() -> Channel:
 
 def _child_main(fd:int):
     "Entry point of the child: target and payload in over the channel, target called, one result out, exit."
+    parent = os.environ.pop('KERNELOPT_ISOLATE_PARENT', None)   # a plain subprocess: die with the process that started it
+    if parent: set_pdeathsig(signal.SIGKILL, int(parent))
     chan = Channel(socket.socket(fileno=fd))
     _WORKER_CHANNEL.append(chan)
     try:
@@ -176,8 +179,27 @@ def exit_message(rc:int|None) -> str:
 # %% ../nbs/05_isolate.ipynb #ec234340
 _BASE_PRELOAD = ('torch.fx.experimental.symbolic_shapes', 'torch._dynamo', 'triton', 'triton.language')
 
-def _zygote_main(ctrl_fd:int, preload:str):
-    "Loop of the zygote: receive a request and a channel fd, fork a child that runs it, report its pid and exit code."
+def _wait_child(pid:int, ctrl:socket.socket) -> int|None:
+    "The wait status of the zygote's child `pid`; None as soon as the control socket closes (the parent is gone)."
+    try: pfd = os.pidfd_open(pid)   # readable when the child ends (Linux >= 5.3); else poll
+    except (AttributeError, OSError): pfd = None
+    try:
+        while True:
+            ready = select.select([ctrl] + ([pfd] if pfd is not None else []), [], [], None if pfd is not None else 0.05)[0]
+            if ctrl in ready: return None   # the parent sends nothing while a child runs: readable means closed
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done: return status
+    finally:
+        if pfd is not None: os.close(pfd)
+
+def _zygote_main(ctrl_fd:int, preload:str, parent_pid:int=0):
+    "Loop of the zygote: receive a request and a channel fd, fork a child that runs it, report its pid and exit code; die with the parent."
+    running = [0]
+    def die(*_):   # the parent is gone: nothing the zygote started outlives it
+        if running[0]: kill_sandbox(running[0], 1.0)
+        os._exit(0)
+    if parent_pid:   # started from the parent's main thread: the kernel signals us when the parent dies
+        signal.signal(signal.SIGTERM, die); set_pdeathsig(signal.SIGTERM, parent_pid)
     for m in _BASE_PRELOAD + tuple(p for p in preload.split(',') if p):
         try: importlib.import_module(m)   # imports only: none of them touches a GPU
         except ImportError: pass
@@ -191,24 +213,29 @@ def _zygote_main(ctrl_fd:int, preload:str):
         req = json.loads(msg)
         if torch.cuda.is_initialized(): say(error='the fork server initialised CUDA; it cannot fork safely'); break
         sys.stdout.flush(); sys.stderr.flush()
-        pid = os.fork()
+        zygote, pid = os.getpid(), os.fork()
         if pid == 0:  # the fresh child
             try:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL); set_pdeathsig(signal.SIGKILL, zygote)
                 os.setsid(); ctrl.close()
                 log = os.open(req['log'], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 os.dup2(log, 1); os.dup2(log, 2); os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
                 if req.get('sandbox'):   # confine this fresh child before it runs anything of the target's
                     from kernelopt.sandbox import SandboxPolicy, enter_sandbox
-                    enter_sandbox(SandboxPolicy.from_dict(req['sandbox']), parent_pid=os.getppid())
+                    enter_sandbox(SandboxPolicy.from_dict(req['sandbox']), parent_pid=zygote)
                 sys.argv = ['-c', str(fds[0])]   # what a plain subprocess child sees: the same for every target
                 _child_main(fds[0])
             finally: os._exit(70)
+        running[0] = pid
         for fd in fds: os.close(fd)
         say(pid=pid)
-        _, status = os.waitpid(pid, 0)
+        status = _wait_child(pid, ctrl)
+        if status is None: die()
+        running[0] = 0
         say(pid=pid, returncode=os.waitstatus_to_exitcode(status))
 
-_ZYGOTE = "import sys; from kernelopt.isolate import _zygote_main; _zygote_main(int(sys.argv[1]), sys.argv[2])"
+_ZYGOTE = "import sys; from kernelopt.isolate import _zygote_main; _zygote_main(int(sys.argv[1]), sys.argv[2], int(sys.argv[3]))"
+
 
 # %% ../nbs/05_isolate.ipynb #064a0d50
 class ForkServer:
@@ -218,7 +245,10 @@ class ForkServer:
                  start_timeout_s:float=300):  # how long the zygote may take to import PyTorch
         self.env, self.preload, self._lock = dict(env if env is not None else os.environ), tuple(preload), threading.Lock()
         self.ctrl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.proc = subprocess.Popen([sys.executable, '-c', _ZYGOTE, str(theirs.fileno()), ','.join(self.preload)],
+        # the parent-death signal fires when the *thread* that started the zygote ends: asked for only from the main thread;
+        # from any thread, the zygote also ends (killing its child) when its control socket closes, which the parent's death does
+        parent = os.getpid() if threading.current_thread() is threading.main_thread() else 0
+        self.proc = subprocess.Popen([sys.executable, '-c', _ZYGOTE, str(theirs.fileno()), ','.join(self.preload), str(parent)],
                                      stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env=self.env, start_new_session=True)
         theirs.close()
         self.pid = self._read(start_timeout_s)['pid']
@@ -246,8 +276,8 @@ class ForkServer:
         try:
             try: return self._read(timeout_s)['returncode']
             except TimeoutError:
-                kill_group(pid); self._read(60); return None
-        finally: kill_group(pid); self._lock.release()
+                kill_sandbox(pid); self._read(60); return None
+        finally: kill_sandbox(pid); self._lock.release()
 
     def alive(self) -> bool: return self.proc.poll() is None
 
@@ -307,7 +337,9 @@ class _Spawned:
         argv, kw = [sys.executable, '-c', _CHILD, str(child_sock.fileno())], dict(pass_fds=(child_sock.fileno(),))
         with open(log_path, 'wb') as log:
             kw.update(stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
-            if sandbox is None: self.proc = subprocess.Popen(argv, env=child_env, start_new_session=True, **kw)
+            if sandbox is None:
+                child_env['KERNELOPT_ISOLATE_PARENT'] = str(os.getpid())   # the child dies with this process
+                self.proc = subprocess.Popen(argv, env=child_env, start_new_session=True, **kw)
             else:
                 from kernelopt.sandbox import popen_sandboxed
                 self.proc = popen_sandboxed(argv, sandbox, env=child_env, **kw)
@@ -315,7 +347,7 @@ class _Spawned:
     def wait(self, pid, timeout_s):
         try: return self.proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired: return None
-        finally: kill_group(self.pid); self.proc.wait()
+        finally: kill_sandbox(self.pid); self.proc.wait()
 
 def _start(target, log_path, child_sock, env, fork_server, preload, sandbox=None):
     "Start the child; return (waiter, pid)."
@@ -334,17 +366,24 @@ def run_isolated(
     payload:dict,              # JSON-able argument (tensors allowed)
     timeout_s:float,           # kill the whole process group after this many seconds
     env:dict|None=None,        # environment variables to add or change in the child
-    work_dir:str|Path|None=None,  # where the child's log goes (default: a new temporary folder)
+    work_dir:str|Path|None=None,  # where the child's log is kept (default: a temporary folder, deleted before returning)
     fork_server:bool|ForkServer=False,  # fork the child from a pre-imported zygote instead of starting an interpreter
     preload:tuple=(),          # modules the fork server imports once, before any run (e.g. the target's module)
     converse:Callable|None=None,  # converse(channel, deadline) -> anything: talk to the child while it runs
     max_message_bytes:int=2**31,  # a larger message from the child fails the run
     sandbox=None,              # a kernelopt.sandbox.SandboxPolicy: the child runs confined by it (None: not confined)
+    max_log_bytes:int=320 << 10,  # the child's log is cut to its head and tail beyond this
 )->IsolatedResult:
     "Call `target(payload)` in a fresh process with its own process group; the parent decides the status."
     d = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix='kernelopt-run-'))
-    d.mkdir(parents=True, exist_ok=True)
-    log_path = d/f"run-{os.getpid()}-{time.monotonic_ns()}.log"
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        return _run(target, payload, timeout_s, env, d/f"run-{os.getpid()}-{time.monotonic_ns()}.log", fork_server, preload, converse,
+                    max_message_bytes, sandbox, max_log_bytes)
+    finally:
+        if not work_dir: shutil.rmtree(d, ignore_errors=True)   # nothing is left in the temp dir
+
+def _run(target, payload, timeout_s, env, log_path, fork_server, preload, converse, max_message_bytes, sandbox, max_log_bytes):
     t0 = time.perf_counter(); deadline = time.monotonic() + timeout_s
     mine, theirs = socket.socketpair()
     try: waiter, pid = _start(target, log_path, theirs, env, fork_server, preload, sandbox)
@@ -361,6 +400,7 @@ def run_isolated(
         rc = waiter.wait(pid, 0.1 if why == 'timeout' else max(deadline - time.monotonic(), 0.1))
         if not why and _more_data(mine): why = "sent more than one result: none of them is trusted"
         mine.close()
+    if log_path.exists(): cap_file(log_path, max_log_bytes // 5, max_log_bytes - max_log_bytes // 5)   # head and tail
     wall, tail = time.perf_counter() - t0, _tail(log_path)
     def out(status, message, value=None): return IsolatedResult(status, value, message, tail, wall, rc, conv)
     if why == 'timeout' or rc is None: return out('timeout', f"no result after {timeout_s:g} s; the process group was killed")
