@@ -11,9 +11,9 @@ from dataclasses import dataclass, asdict, field, fields
 # subprocess imports this module, and each of them adds to what the sandbox costs per candidate
 
 # %% auto #0
-__all__ = ['SECRET_NAME', 'ENV_ALLOW', 'MODES', 'clean_env', 'SandboxError', 'SandboxPolicy', 'memory_limit_for', 'set_pdeathsig',
-           'SandboxCapabilities', 'sandbox_capabilities', 'enter_sandbox', 'kill_sandbox', 'sandbox_command',
-           'popen_sandboxed', 'scratch_dir', 'cap_file']
+__all__ = ['SECRET_NAME', 'ENV_ALLOW', 'MODES', 'clean_env', 'SandboxError', 'SandboxPolicy', 'memory_limit_for',
+           'default_sandbox_policy', 'set_pdeathsig', 'SandboxCapabilities', 'sandbox_capabilities', 'enter_sandbox',
+           'kill_sandbox', 'sandbox_command', 'popen_sandboxed', 'scratch_dir', 'cap_file']
 
 # %% ../nbs/04a_sandbox.ipynb #7fe6ba8a
 SECRET_NAME = re.compile(r'KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE', re.I)
@@ -79,6 +79,14 @@ def memory_limit_for(device:str='cpu')->int|None:
     "Default RLIMIT_AS for a worker on `device`: the host's physical memory on the CPU; None (no limit) on a GPU."
     if str(device).split(':')[0] != 'cpu': return None   # CUDA reserves address space far beyond physical memory
     return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+
+def default_sandbox_policy(
+    scratch_dir:str,       # the worker's only writable folder (e.g. from `scratch_dir()`)
+    device:str='cpu',      # where the worker computes: sets the memory limit (`memory_limit_for`)
+    **overrides,           # any other SandboxPolicy field
+)->SandboxPolicy:
+    "The policy a candidate's worker runs under: writes only in `scratch_dir`, memory as `memory_limit_for(device)`, no network."
+    return SandboxPolicy(scratch_dir=scratch_dir, **{'memory_bytes': memory_limit_for(device), **overrides})
 
 # %% ../nbs/04a_sandbox.ipynb #50bbc11f
 _CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
