@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_verify.ipynb #ebeb966e
 from __future__ import annotations
-import math, secrets, tempfile, time
+import math, os, secrets, tempfile, time
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Callable
@@ -19,7 +19,7 @@ from .trace import ALWAYS_ALLOWED_OPS
 from .source_scan import scan_source, WARNING_RULES
 from .verify_worker import (PREFILL_PATTERNS, pattern_fraction, FAMILY_OF, normalize_op, reference_ops_used, TORCH_WORK_MAX_PCT,
                                      torch_work_pct, audit_call, N_ROTATIONS, EXTRA_TRIALS, INPUT_VARIANTS, verification_plan, fill_patterns,
-                                     second_size)
+                                     second_size, candidate_sandbox, variant_tolerance)
 
 # %% auto #0
 __all__ = ['CHECKS', 'STATUSES', 'MIN_TRIALS', 'VerificationResult', 'verify_kernel', 'RefinementHistory',
@@ -140,7 +140,8 @@ def check_values(self:_Judge, label, outs, ref, value_check, earlier):
     log = self.log
     for o, r in zip(outs, ref['outs']):
         if not isinstance(r, torch.Tensor): continue
-        c = compare_output(o, r, self.tol)
+        tol = variant_tolerance(self.tol, r, self.shapes[0]['refs'][0]['outs']) if value_check == 'input_variants' else self.tol
+        c = compare_output(o, r, tol)
         if value_check == 'correctness':
             self.rel_err, self.max_abs_err = _worst(self.rel_err, c.rel_err), _worst(self.max_abs_err, c.max_abs_err)
         if c.ok: continue
@@ -358,6 +359,7 @@ def _verify_runtime(p:dict, extras:list, timeout_s:float, fork_server:bool, sand
     labels = [''] + [_shape_label(e) for e in extras] + ([_shape_label(p['second']) + ' (a second size)'] if p.get('second') else [])
     env = {'TRITON_INTERPRET': '1'} if p['device'] == 'cpu' else {}
     common = {k: p[k] for k in ('problem_path', 'problem_source', 'device', 'dtype', 'allow_tf32')}
+    common['problem_path'] = os.path.abspath(p['problem_path'])   # a sandboxed worker's cwd is its scratch folder
     r = run_isolated('kernelopt.verify_worker:reference_main', {**common, 'shapes': shapes}, timeout_s, env=env,
                      fork_server=fork_server, preload=_PRELOAD)
     if r.status != 'ok': raise ProblemError(f"the reference could not be computed ({r.status}): {r.message}", p['problem_path'])
@@ -392,7 +394,7 @@ def verify_kernel(
     timeout_s:float=120,             # the verification's processes are killed after this long in all
     fork_server:bool=True,           # fork the processes from kernelopt.isolate's pre-imported zygote (False: plain subprocesses)
     seed:int|None=None,              # None: fresh random inputs (the seed drawn is in the result); an int: reproduce that run
-    sandbox=None,                    # a kernelopt.sandbox.SandboxPolicy confining the candidate's worker (None: not confined)
+    sandbox=True,                    # True: the candidate's worker runs in a fresh default sandbox; a SandboxPolicy; False: none
 )->VerificationResult:
     "Verify a candidate against a problem's reference; the candidate runs in a worker, and this process decides."
     if isinstance(problem, Problem): ppath, overrides, psource = problem.path, dict(problem.overrides), problem.source
@@ -419,7 +421,7 @@ def verify_kernel(
              device=device, dtype=meta['dtype'], trials=trials, allow_tf32=allow_tf32, allowed_ops=list(allowed_ops), seed=seed,
              second=second)
     t0 = time.perf_counter()
-    checks, status, errs = _verify_runtime(p, extras, timeout_s, fork_server, sandbox)
+    with candidate_sandbox(sandbox, device) as policy: checks, status, errs = _verify_runtime(p, extras, timeout_s, fork_server, policy)
     checks['static_scan'] = _static_check(findings)
     return _result(checks, status, wall_s=time.perf_counter() - t0, **errs, **meta)
 

@@ -4,12 +4,13 @@
 
 # %% ../nbs/09b_verify_worker.ipynb #0a6ba2c5
 from __future__ import annotations
-import contextlib, random, sys
+import contextlib, dataclasses, math, random, sys
 import torch
 from .problem import load_problem, load_candidate
 from .device import parse_dtype, tf32_mode
 from .compare import as_outputs, aliased_inputs, describe_output, shares_storage
 from .isolate import worker_channel
+from .sandbox import SandboxPolicy, memory_limit_for, scratch_dir
 from .trace import (LaunchCounter, OpTracer, install_triton_hooks, remove_triton_hooks, triton_hooks_intact,
                              harness_snapshot, replaced_attributes, concurrency_snapshot, leftover_concurrency, active_modes,
                              fill_bytes, WATCHED_NAMESPACES)
@@ -19,7 +20,8 @@ from .flops import op_flops
 __all__ = ['PREFILL_PATTERNS', 'OP_FAMILIES', 'FAMILY_OF', 'TORCH_WORK_MAX_PCT', 'N_ROTATIONS', 'EXTRA_TRIALS', 'INPUT_VARIANTS',
            'KERNELOPT_NAMESPACES', 'WATCHED', 'input_snapshot', 'changed_inputs', 'prefill_free_memory',
            'pattern_fraction', 'normalize_op', 'reference_ops_used', 'torch_work_pct', 'audit_call', 'transform_inputs',
-           'verification_plan', 'second_size', 'fill_patterns', 'reference_main', 'watch_escapes', 'worker_main']
+           'variant_tolerance', 'verification_plan', 'second_size', 'fill_patterns', 'reference_main',
+           'candidate_sandbox', 'watch_escapes', 'worker_main']
 
 # %% ../nbs/09b_verify_worker.ipynb #95df2537
 def input_snapshot(inputs:list) -> list:
@@ -160,6 +162,17 @@ def transform_inputs(inputs:list, variant:dict|None=None) -> list:
         out.append(x)
     return out
 
+# %% ../nbs/09b_verify_worker.ipynb #d300cafc
+def variant_tolerance(
+    tol,            # the problem's kernelopt.compare.Tolerance
+    ref,            # the reference's answer on the variant's inputs (a tensor)
+    usual:list,     # the reference's answers on the problem's own inputs
+):
+    "`tol` with `atol` grown by how much larger (abs max) the variant's answer is than the usual answers; never smaller."
+    big = lambda ts: max((float(t.abs().max()) for t in ts if isinstance(t, torch.Tensor) and t.is_floating_point() and t.numel()), default=0.0)
+    m, u = big([ref]), big(usual)
+    return dataclasses.replace(tol, atol=tol.atol * (m / u if u > 0 and math.isfinite(m) and m > u else 1.0))
+
 # %% ../nbs/09b_verify_worker.ipynb #3c3a3844
 N_ROTATIONS = 3     # new input sets in the rotating-input phase (each used twice: refilled buffers, new buffers)
 EXTRA_TRIALS = 2    # trials at each extra shape
@@ -232,6 +245,19 @@ def _reference_shape(p:dict, sh:dict, device) -> dict:
         variants.append(dict(v, outs=[_plain(o) for o in outs], described=[describe_output(o) for o in outs],
                              aliases=sorted(aliased_inputs(outs, inputs)), mutates=bool(changed_inputs(before, inputs)), finite=finite))
     return dict(refs=refs, variants=variants, ops=sorted(tracer.compute_ops()), flops=sum(tracer.flops.values()))
+
+# %% ../nbs/09b_verify_worker.ipynb #c6135b11
+@contextlib.contextmanager
+def candidate_sandbox(
+    sandbox=True,        # True: a fresh default policy; a kernelopt.sandbox.SandboxPolicy: that one; False or None: no sandbox
+    device:str='cpu',    # the worker's device (it sets the memory limit)
+):
+    "The `SandboxPolicy` one candidate worker runs under (None: not confined); a scratch folder made here is deleted afterwards."
+    if sandbox is True:
+        with scratch_dir(prefix='kernelopt-candidate-') as d: yield SandboxPolicy(d, memory_bytes=memory_limit_for(device))
+    elif sandbox is False or sandbox is None: yield None
+    elif isinstance(sandbox, SandboxPolicy): yield sandbox
+    else: raise ValueError(f"sandbox={sandbox!r}: expected True (the default sandbox), False (none) or a kernelopt.sandbox.SandboxPolicy")
 
 # %% ../nbs/09b_verify_worker.ipynb #291673cc
 _SEEN = {'threads': 0, 'callbacks': 0}
@@ -328,7 +354,8 @@ def worker_main(p:dict) -> dict:
     with tf32_mode(bool(p.get('allow_tf32'))):
         w = _Worker(p)
         try: w.build(0)   # the candidate's code runs from here on
-        except Exception as e: chan.send(dict(error=f"building the candidate raised {type(e).__name__}: {e}", **w.observe(True)))
-        else: chan.send(dict(imported=True, **w.observe(True)))
+        except Exception as e:   # the parent stops at this report: waiting for its instructions would hang until the timeout
+            chan.send(dict(error=f"building the candidate raised {type(e).__name__}: {e}", **w.observe(True))); return dict(calls=0)
+        chan.send(dict(imported=True, **w.observe(True)))
         while (msg := chan.recv()) and msg.get('op') == 'call': chan.send(w.call(msg))
     return dict(calls=len(w.outputs))
