@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any, Callable
 import torch
 from filelock import FileLock, Timeout as _FileLockTimeout
-from .sandbox import set_pdeathsig, kill_sandbox, cap_file
+from .sandbox import set_pdeathsig, kill_sandbox, cap_file, scratch_dir
 
 # %% auto #0
 __all__ = ['GPULockTimeout', 'GPULock', 'ChannelError', 'Channel', 'worker_channel', 'kill_group', 'exit_message', 'ForkServer',
-           'fork_server_for', 'IsolatedResult', 'run_isolated']
+           'fork_server_for', 'IsolatedResult', 'run_isolated', 'load_problem_isolated']
 
 # %% ../nbs/05_isolate.ipynb #b28705ff
 class GPULockTimeout(TimeoutError):
@@ -192,14 +192,21 @@ def _wait_child(pid:int, ctrl:socket.socket) -> int|None:
     finally:
         if pfd is not None: os.close(pfd)
 
-def _zygote_main(ctrl_fd:int, preload:str, parent_pid:int=0):
-    "Loop of the zygote: receive a request and a channel fd, fork a child that runs it, report its pid and exit code; die with the parent."
+def _zygote_main(ctrl_fd:int, preload:str, parent_pid:int=0, tmp:str=''):
+    "The zygote: serve requests until the parent closes the socket or dies; then remove its TMPDIR `tmp` (torch writes there)."
     running = [0]
     def die(*_):   # the parent is gone: nothing the zygote started outlives it
         if running[0]: kill_sandbox(running[0], 1.0)
+        if tmp: shutil.rmtree(tmp, ignore_errors=True)
         os._exit(0)
     if parent_pid:   # started from the parent's main thread: the kernel signals us when the parent dies
         signal.signal(signal.SIGTERM, die); set_pdeathsig(signal.SIGTERM, parent_pid)
+    try: _zygote_loop(ctrl_fd, preload, running, die)
+    finally:
+        if tmp: shutil.rmtree(tmp, ignore_errors=True)
+
+def _zygote_loop(ctrl_fd:int, preload:str, running:list, die:Callable):
+    "Receive a request and a channel fd, fork a child that runs it, report its pid and exit code."
     for m in _BASE_PRELOAD + tuple(p for p in preload.split(',') if p):
         try: importlib.import_module(m)   # imports only: none of them touches a GPU
         except ImportError: pass
@@ -220,6 +227,7 @@ def _zygote_main(ctrl_fd:int, preload:str, parent_pid:int=0):
                 os.setsid(); ctrl.close()
                 log = os.open(req['log'], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 os.dup2(log, 1); os.dup2(log, 2); os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+                if req.get('tmp'): os.environ['TMPDIR'], tempfile.tempdir = req['tmp'], None   # the run's own, deleted after it
                 if req.get('sandbox'):   # confine this fresh child before it runs anything of the target's
                     from kernelopt.sandbox import SandboxPolicy, enter_sandbox
                     enter_sandbox(SandboxPolicy.from_dict(req['sandbox']), parent_pid=zygote)
@@ -234,7 +242,7 @@ def _zygote_main(ctrl_fd:int, preload:str, parent_pid:int=0):
         running[0] = 0
         say(pid=pid, returncode=os.waitstatus_to_exitcode(status))
 
-_ZYGOTE = "import sys; from kernelopt.isolate import _zygote_main; _zygote_main(int(sys.argv[1]), sys.argv[2], int(sys.argv[3]))"
+_ZYGOTE = "import sys; from kernelopt.isolate import _zygote_main; _zygote_main(int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4])"
 
 
 # %% ../nbs/05_isolate.ipynb #064a0d50
@@ -248,8 +256,9 @@ class ForkServer:
         # the parent-death signal fires when the *thread* that started the zygote ends: asked for only from the main thread;
         # from any thread, the zygote also ends (killing its child) when its control socket closes, which the parent's death does
         parent = os.getpid() if threading.current_thread() is threading.main_thread() else 0
-        self.proc = subprocess.Popen([sys.executable, '-c', _ZYGOTE, str(theirs.fileno()), ','.join(self.preload), str(parent)],
-                                     stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env=self.env, start_new_session=True)
+        self.tmp = tempfile.mkdtemp(prefix='kernelopt-zygote-')   # its TMPDIR (importing torch._dynamo writes there), removed with it
+        self.proc = subprocess.Popen([sys.executable, '-c', _ZYGOTE, str(theirs.fileno()), ','.join(self.preload), str(parent), self.tmp],
+                                     stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env={**self.env, 'TMPDIR': self.tmp}, start_new_session=True)
         theirs.close()
         self.pid = self._read(start_timeout_s)['pid']
 
@@ -262,11 +271,11 @@ class ForkServer:
         if 'error' in msg: raise RuntimeError(msg['error'])
         return msg
 
-    def start(self, target:str, log_path, child_sock:socket.socket, sandbox=None) -> int:
-        "Fork a child running `target` with `child_sock` as its channel (confined by a SandboxPolicy); return its pid."
+    def start(self, target:str, log_path, child_sock:socket.socket, sandbox=None, tmp_dir=None) -> int:
+        "Fork a child running `target` with `child_sock` as its channel (confined by a SandboxPolicy, TMPDIR `tmp_dir`); return its pid."
         self._lock.acquire()
         try:
-            req = dict(log=str(log_path), sandbox=sandbox.to_dict() if sandbox is not None else None)
+            req = dict(log=str(log_path), sandbox=sandbox.to_dict() if sandbox is not None else None, tmp=tmp_dir and str(tmp_dir))
             socket.send_fds(self.ctrl, [json.dumps(req).encode()], [child_sock.fileno()])
             return self._read(60)['pid']
         except BaseException: self._lock.release(); raise
@@ -286,6 +295,7 @@ class ForkServer:
         self.ctrl.close()
         try: self.proc.wait(10)
         except subprocess.TimeoutExpired: kill_group(self.proc.pid); self.proc.wait()
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
 _FORK_SERVERS: dict = {}
 
@@ -332,8 +342,8 @@ def _tail(path:Path, n_chars:int=4000) -> str:
 # %% ../nbs/05_isolate.ipynb #ef75f0ac
 class _Spawned:
     "A child started with subprocess (inside a sandbox when a policy is given), with the `wait` of a fork-server child."
-    def __init__(self, target, log_path, child_sock, env, sandbox=None):
-        child_env = {**os.environ, **{k: str(v) for k, v in (env or {}).items()}}
+    def __init__(self, target, log_path, child_sock, env, sandbox=None, tmp_dir=None):
+        child_env = {**os.environ, **{k: str(v) for k, v in (env or {}).items()}, **({'TMPDIR': str(tmp_dir)} if tmp_dir else {})}
         argv, kw = [sys.executable, '-c', _CHILD, str(child_sock.fileno())], dict(pass_fds=(child_sock.fileno(),))
         with open(log_path, 'wb') as log:
             kw.update(stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
@@ -349,15 +359,15 @@ class _Spawned:
         except subprocess.TimeoutExpired: return None
         finally: kill_sandbox(self.pid); self.proc.wait()
 
-def _start(target, log_path, child_sock, env, fork_server, preload, sandbox=None):
+def _start(target, log_path, child_sock, env, fork_server, preload, sandbox=None, tmp_dir=None):
     "Start the child; return (waiter, pid)."
     if fork_server:
         try:
             fs = fork_server if isinstance(fork_server, ForkServer) else fork_server_for(env, preload)
-            return fs, fs.start(target, log_path, child_sock, sandbox)
+            return fs, fs.start(target, log_path, child_sock, sandbox, tmp_dir)
         except (RuntimeError, TimeoutError, OSError, ValueError) as e:
             warnings.warn(f"fork server failed ({e}); running in a plain subprocess")
-    s = _Spawned(target, log_path, child_sock, env, sandbox)
+    s = _Spawned(target, log_path, child_sock, env, sandbox, tmp_dir)
     return s, s.pid
 
 # %% ../nbs/05_isolate.ipynb #4c100ed9
@@ -375,18 +385,16 @@ def run_isolated(
     max_log_bytes:int=320 << 10,  # the child's log is cut to its head and tail beyond this
 )->IsolatedResult:
     "Call `target(payload)` in a fresh process with its own process group; the parent decides the status."
-    d = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix='kernelopt-run-'))
-    try:
+    with scratch_dir('kernelopt-run-') as tmp:   # the child's TMPDIR (and log folder without work_dir), deleted with all in it
+        d = Path(work_dir or tmp)
         d.mkdir(parents=True, exist_ok=True)
-        return _run(target, payload, timeout_s, env, d/f"run-{os.getpid()}-{time.monotonic_ns()}.log", fork_server, preload, converse,
+        return _run(target, payload, timeout_s, env, d/f"run-{os.getpid()}-{time.monotonic_ns()}.log", tmp, fork_server, preload, converse,
                     max_message_bytes, sandbox, max_log_bytes)
-    finally:
-        if not work_dir: shutil.rmtree(d, ignore_errors=True)   # nothing is left in the temp dir
 
-def _run(target, payload, timeout_s, env, log_path, fork_server, preload, converse, max_message_bytes, sandbox, max_log_bytes):
+def _run(target, payload, timeout_s, env, log_path, tmp, fork_server, preload, converse, max_message_bytes, sandbox, max_log_bytes):
     t0 = time.perf_counter(); deadline = time.monotonic() + timeout_s
     mine, theirs = socket.socketpair()
-    try: waiter, pid = _start(target, log_path, theirs, env, fork_server, preload, sandbox)
+    try: waiter, pid = _start(target, log_path, theirs, env, fork_server, preload, sandbox, tmp)
     finally: theirs.close()
     chan, res, conv, why = Channel(mine, max_message_bytes), None, None, ''
     try:
@@ -409,3 +417,37 @@ def _run(target, payload, timeout_s, env, log_path, fork_server, preload, conver
     if rc != 0: return out('crashed', exit_message(rc) + " after sending its result: the result is not trusted")
     if res['ok']: return out('ok', '', res.get('value'))
     return out('error', str(res.get('error')))
+
+# %% ../nbs/05_isolate.ipynb #a1f0c005
+def _check_problem(p:dict) -> dict:
+    "In a worker: load the problem as `load_problem` does, then run the check; return the error a user caused, if any."
+    import ast
+    from kernelopt.problem import load_problem
+    try:
+        prob = load_problem(p['path'], {k: ast.literal_eval(v) for k, v in p['overrides'].items()}, source=p['source'])
+        if p['check']:
+            mod, _, fn = p['check'].partition(':')
+            getattr(importlib.import_module(mod), fn)(prob, **p['check_kw'])
+        return {'error': None}
+    except ValueError as e: return {'error': str(e)}   # bad input, in one line; anything else: the run's status is "error"
+
+def load_problem_isolated(
+    path:str|Path,            # a KernelBench-format problem file
+    overrides:dict|None=None, # size overrides, as for `load_problem`
+    timeout_s:float=120,      # the worker is killed after this long
+    check:str|None=None,      # "module:function" called in the worker as function(problem, **check_kw), e.g. a budget check
+    check_kw:dict|None=None,  # its JSON-able keyword arguments
+    **run_kw,                 # for run_isolated (e.g. fork_server, preload, env)
+):
+    "`kernelopt.problem.load_problem` after a worker loaded (and checked) the file: a hang honours the timeout, a crash is one line."
+    from kernelopt.problem import ProblemError, load_problem
+    path, overrides = str(path), dict(overrides or {})
+    try: source = Path(path).read_text()
+    except OSError as e: raise ProblemError(f"cannot read the problem file ({e.strerror or e})", path) from None
+    r = run_isolated('kernelopt.isolate:_check_problem', {'path': path, 'source': source, 'check': check, 'check_kw': check_kw or {},
+                     'overrides': {k: repr(v) for k, v in overrides.items()}}, timeout_s, **run_kw)   # repr: tuples stay tuples
+    what = 'loading the file' + (' and checking it' if check else '')
+    if r.status == 'ok' and r.value.get('error'): raise ProblemError(r.value['error'])
+    if r.status == 'timeout': raise ProblemError(f"{what} took over {timeout_s:g} s (a loop at import?); fix it or raise the timeout", path)
+    if r.status != 'ok': raise ProblemError(f"{what} failed: {r.message}", path)
+    return load_problem(path, overrides, source=source)

@@ -300,6 +300,7 @@ def enter_sandbox(
     os.umask(0o077)
     env = clean_env(os.environ, policy.env_allow, policy.scratch_dir)
     os.environ.clear(); os.environ.update(env)
+    if 'tempfile' in sys.modules: sys.modules['tempfile'].tempdir = policy.scratch_dir   # it may have cached another TMPDIR
     return mode
 
 # %% ../nbs/04a_sandbox.ipynb #13fd4ddc
