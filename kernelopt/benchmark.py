@@ -17,8 +17,8 @@ from .isolate import GPULock, GPULockTimeout, run_isolated   # GPULock: part of 
 from .trace import OpTracer
 from .flops import op_flops, problem_flops_bytes
 from .peaks import HardwarePeaks, measure_peaks, roofs_for, floor_time_s
-from .verify_worker import audit_call
-from .verify import benchmark_check, speed_plausibility
+from .verify_worker import audit_call, candidate_sandbox
+from .verify import verify_kernel, speed_plausibility
 
 # %% auto #0
 __all__ = ['STATUSES', 'TimingNoiseWarning', 'TimingStats', 'compute_timing_stats', 'time_on_host', 'SideStreamWarning',
@@ -370,13 +370,14 @@ class Benchmark:
                  max_time_s:float|None=None,  # optional cap on each timing's warm-up + trials
                  cpu_threads:int|None=1,      # torch threads on the CPU (1, as torch.utils.benchmark.Timer); None: torch's default
                  fork_server:bool=True,       # fork timing processes from a pre-imported zygote (False: plain subprocesses)
+                 sandbox=True,                # candidates' processes: True a fresh default sandbox each, a SandboxPolicy, False none
                  env:dict|None=None):         # extra environment variables for the timing processes
         self.work_dir = Path(work_dir); self.work_dir.mkdir(parents=True, exist_ok=True)
         try: self.device, self.dtype = str(resolve_device(device)), dtype_name(parse_dtype(dtype)) if dtype is not None else None
         except ValueError as e: raise ProblemError(str(e)) from None
         settings = dict(lock=lock, timeout_s=timeout_s, warmup=warmup, trials=trials, allow_tf32=allow_tf32, check=check, allowed_ops=tuple(allowed_ops),
                           seed=seed, n_input_sets=n_input_sets, timer=timer, cuda_graph=cuda_graph, flush_l2=flush_l2,
-                          max_time_s=max_time_s, cpu_threads=cpu_threads, fork_server=fork_server, peaks=peaks, max_speedup=max_speedup)
+                          max_time_s=max_time_s, cpu_threads=cpu_threads, fork_server=fork_server, peaks=peaks, max_speedup=max_speedup, sandbox=sandbox)
         self.__dict__.update(settings)
         self.env = {**({'TRITON_INTERPRET': '1'} if self.device == 'cpu' else {}), **(env or {})}
         self._references, self._checked = {}, {}
@@ -389,7 +390,7 @@ def _as_candidate(candidate) -> Candidate:
     return candidate if isinstance(candidate, Candidate) else load_candidate(candidate)
 
 def _payload(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|None) -> dict:
-    return dict(problem_path=problem.path, problem_source=problem.source, overrides=problem.overrides,
+    return dict(problem_path=str(Path(problem.path).resolve()), problem_source=problem.source, overrides=problem.overrides,
                 candidate_path=candidate.path if candidate else None, candidate_source=candidate.source if candidate else None,
                 device=self.device, dtype=self.dtype or dtype_name(problem.dtype), seed=self.seed, warmup=self.warmup, trials=self.trials,
                 max_time_s=self.max_time_s, timer=self.timer, cuda_graph=self.cuda_graph, flush_l2=self.flush_l2,
@@ -410,10 +411,10 @@ def _run(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|None
     "One isolated timing run, under the device lock: its result and the raw answers it sent back."
     base = BenchmarkResult('error', baseline=baseline, device=self.device, dtype=self.dtype or dtype_name(problem.dtype),
                            problem=problem.name, candidate=candidate.path if candidate else None, overrides=dict(problem.overrides))
-    with (self.lock or contextlib.nullcontext()):
+    with (self.lock or contextlib.nullcontext()), candidate_sandbox(self.sandbox if candidate else None, self.device) as policy:
         r = run_isolated('kernelopt.benchmark:_bench_child', _payload(self, problem, baseline, candidate),
                          self.timeout_s, env=self.env, work_dir=self.work_dir, fork_server=self.fork_server,
-                         preload=('kernelopt.benchmark',))
+                         preload=('kernelopt.benchmark',), sandbox=policy)
     base.stderr_tail, base.wall_s = r.stderr_tail, r.wall_s
     who = 'the candidate' if candidate else 'the reference'
     if r.status == 'timeout': base.status, base.message = 'timeout', f"{who} did not finish within {self.timeout_s:g} s; its process group was killed"
@@ -471,14 +472,15 @@ def benchmark_kernel(self:Benchmark,
         return BenchmarkResult('error', f"the reference could not be timed ({ref.status}): {ref.message}", ref.stderr_tail,
                                baseline=baseline, device=self.device, dtype=ref.dtype, problem=problem.name,
                                candidate=candidate.path, overrides=dict(problem.overrides), warnings=list(ref.warnings))
-    check = self.check
-    if check == 'verify':      # the full verifier
-        check = benchmark_check(self.device, dtype=self.dtype, allow_tf32=self.allow_tf32, timeout_s=self.timeout_s,
-                                allowed_ops=self.allowed_ops, fork_server=self.fork_server)
-    if callable(check):        # the replaceable check step
-        passed, why = check(problem, candidate)
+    check, status = self.check, 'rejected'
+    if check == 'verify':      # the full verifier; a candidate that hangs in it is a timeout, not a wrong answer
+        v = verify_kernel(problem, candidate, self.device, dtype=self.dtype, allow_tf32=self.allow_tf32, timeout_s=self.timeout_s,
+                          allowed_ops=self.allowed_ops, fork_server=self.fork_server, sandbox=self.sandbox)
+        passed, why, status = v.passed, '; '.join(v.reasons), 'timeout' if v.status == 'timeout' else status
+    elif callable(check): passed, why = check(problem, candidate)   # the replaceable check step
+    if check == 'verify' or callable(check):
         if not passed:
-            return BenchmarkResult('rejected', why, baseline=baseline, device=self.device, dtype=ref.dtype, problem=problem.name,
+            return BenchmarkResult(status, why, baseline=baseline, device=self.device, dtype=ref.dtype, problem=problem.name,
                                    candidate=candidate.path, overrides=dict(problem.overrides), reference=ref.stats)
     res, answers = _run(self, problem, baseline, candidate)
     res.reference, res.warnings = ref.stats, ref.warnings + res.warnings
