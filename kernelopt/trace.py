@@ -12,8 +12,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 # %% auto #0
 __all__ = ['ALWAYS_ALLOWED_OPS', 'INTERPRETER_OPS', 'UNINITIALIZED_OPS', 'TIMER_FUNCTIONS', 'WATCHED_NAMESPACES',
            'install_triton_hooks', 'triton_hooks_intact', 'remove_triton_hooks', 'in_triton_interpreter',
-           'LaunchCounter', 'fill_bytes', 'is_host_copy', 'triton_op_body', 'OpTracer', 'harness_snapshot',
-           'replaced_attributes', 'active_modes', 'concurrency_snapshot', 'leftover_concurrency']
+           'LaunchCounter', 'fill_bytes', 'is_host_copy', 'triton_op_body', 'OpTracer', 'OtherThreadOps',
+           'harness_snapshot', 'replaced_attributes', 'active_modes', 'concurrency_snapshot', 'leftover_concurrency']
 
 # %% ../nbs/06_trace.ipynb #5c09a8ef
 _LISTENERS: list = []             # active LaunchCounter objects
@@ -171,6 +171,30 @@ class OpTracer(TorchDispatchMode):
     def compute_ops(self) -> set:
         "The recorded ops other than allocation, view, copy and reshape."
         return {o for o in self.ops if o not in ALWAYS_ALLOWED_OPS and o not in self.views}
+
+# %% ../nbs/06_trace.ipynb #3c5242c2
+def _quiet_stderr(f):
+    "Run f() with file descriptor 2 sent to /dev/null (the profiler's C++ side prints a line at each start and stop)."
+    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    try: os.dup2(null, 2); return f()
+    finally: os.dup2(saved, 2); os.close(saved); os.close(null)
+
+class OtherThreadOps:
+    "Context manager: the aten ops (name -> count) run on threads other than the calling one while it is open."
+    def __init__(self): self.ops = {}
+    def __enter__(self):
+        from torch._C._profiler import _ExperimentalConfig
+        self._prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU],
+                                            experimental_config=_ExperimentalConfig(profile_all_threads=True))
+        _quiet_stderr(self._prof.__enter__)
+        self._mark = torch.profiler.record_function('kernelopt::calling_thread'); self._mark.__enter__()
+        return self
+    def __exit__(self, *exc):
+        self._mark.__exit__(*exc); _quiet_stderr(lambda: self._prof.__exit__(*exc))
+        events = self._prof.events()
+        mine = {e.thread for e in events if e.name == 'kernelopt::calling_thread'}
+        for e in events:
+            if e.thread not in mine and e.name.startswith('aten::'): self.ops[e.name] = self.ops.get(e.name, 0) + 1
 
 # %% ../nbs/06_trace.ipynb #0653bf60
 TIMER_FUNCTIONS = ('time.perf_counter', 'time.perf_counter_ns', 'time.monotonic', 'torch.cuda.Event.elapsed_time',

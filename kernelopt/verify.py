@@ -171,7 +171,7 @@ def check_work(self:_Judge, label:str, flops:dict, host_copies:int, ref_flops:fl
     self.torch_pct = max(self.torch_pct, pct)
     if denied or callbacks:
         self.log.bad('work_in_kernels', f"in {label}, " + (f"ran {', '.join(denied)}, whose work kernelopt does not count (a custom or "
-                     "private op, or one without a FLOP formula)" if denied else f"ran {callbacks} per-element Python callback(s) (apply_, map_)") +
+                     "private op, one without a FLOP formula or one run on another thread)" if denied else f"ran {callbacks} per-element Python callback(s) (apply_, map_)") +
                      ": that work counts as the library's, not the candidate's kernels' (or list the ops in allowed_ops)")
     elif pct > TORCH_WORK_MAX_PCT:
         allowed = {normalize_op(o) for o in self.allowed_ops}

@@ -11,7 +11,7 @@ from .device import parse_dtype, tf32_mode
 from .compare import as_outputs, aliased_inputs, describe_output, shares_storage
 from .isolate import worker_channel
 from .sandbox import SandboxPolicy, memory_limit_for, scratch_dir
-from .trace import (LaunchCounter, OpTracer, install_triton_hooks, remove_triton_hooks, triton_hooks_intact,
+from .trace import (LaunchCounter, OpTracer, OtherThreadOps, ALWAYS_ALLOWED_OPS, install_triton_hooks, remove_triton_hooks, triton_hooks_intact,
                              harness_snapshot, replaced_attributes, concurrency_snapshot, leftover_concurrency, active_modes,
                              fill_bytes, WATCHED_NAMESPACES)
 from .flops import op_flops
@@ -292,6 +292,7 @@ class _Worker:
         self.models = [prob.make_model(self.device, self.dtype, seed=0) for prob in self.problems]
         self.fns, self.kept, self.outputs, self.accepted = {}, {}, [], []
         torch.ones(1 << 21).add_(1).sum()   # start torch's thread pool now: threads the harness starts are not the candidate's
+        with OtherThreadOps(): pass         # and the profiler (a second or two the first time), before the candidate
         self.harness, self.threads = harness_snapshot(WATCHED), concurrency_snapshot()
         self.stream = torch.cuda.current_stream(self.device).cuda_stream if self.device.type == 'cuda' else None
 
@@ -329,17 +330,18 @@ def _call(self:_Worker, msg:dict) -> dict:
         if f is None: unknown.add(func._schema.name)
         return f
     try:
-        with torch.no_grad(), LaunchCounter() as lc, OpTracer(fill_pattern=msg['pattern'], flop_counter=count) as tr:
+        with torch.no_grad(), OtherThreadOps() as other, LaunchCounter() as lc, OpTracer(fill_pattern=msg['pattern'], flop_counter=count) as tr:
             outs = as_outputs(fn(*inputs))
         _sync(self.device)   # device-wide: every stream, before any output is read
     except Exception as e: return dict(error=f"{type(e).__name__}: {e}", **self.observe(first))
     earlier = [(i, o) for i, old in enumerate(self.outputs) for o in old]
     shared = sorted({(j, i) for j, o in enumerate(outs) for i, e in earlier if shares_storage(o, e)})
     self.outputs.append(outs)   # kept alive: their memory is never handed out again
+    elsewhere = {o for o in other.ops if o not in ALWAYS_ALLOWED_OPS}   # ops on another thread: no FLOPs known, denied as unmeasured
     plain = [o.detach() if type(o) is torch.Tensor else None for o in outs]   # a subclass may run code when read
     return dict(outputs=plain, described=[describe_output(o) for o in outs], launches=[[n, s] for n, s in lc.launches],
-                ops=dict(tr.ops), views=sorted(tr.views), flops=dict(tr.flops), host_copies=tr.host_copies,
-                changed=changed_inputs(before, inputs), aliases=sorted(aliased_inputs(outs, inputs)), unknown_ops=sorted(unknown),
+                ops={**other.ops, **tr.ops}, other_thread_ops=sorted(elsewhere), views=sorted(tr.views), flops=dict(tr.flops), host_copies=tr.host_copies,
+                changed=changed_inputs(before, inputs), aliases=sorted(aliased_inputs(outs, inputs)), unknown_ops=sorted(unknown | elsewhere),
                 shared_with_earlier=shared, threads_started=_SEEN['threads'] - seen['threads'], callbacks=_SEEN['callbacks'] - seen['callbacks'],
                 stream=self.stream, **self.observe(first))
 
