@@ -97,13 +97,17 @@ def problem_args(candidate:str|None='candidate', optional:bool=False, dtype:bool
             *([arg('--max-minutes', type=_SECONDS, metavar='M', help='on the CPU, refuse work estimated to take longer (default 3, or $KERNELOPT_CPU_BUDGET_S seconds)')] if problem else [])]
 
 def load_args(args, candidate:str='candidate', command:str|None=None, **settings):
-    "The problem (sizes overridden) and kernel (or None) `args` names; `args.device` defaults to cuda if any, else cpu, where `command`'s work must fit the budget."
-    from kernelopt import device, estimate, problem as P
+    "The problem and kernel (or None) `args` names; the problem is loaded (and `command`'s work checked against the budget) in a worker first, within --timeout."
+    from kernelopt import device, isolate, problem as P
     c, args.device = getattr(args, candidate, None), args.device or device.default_device()
-    prob, cand = P.load_problem(args.problem, P.parse_overrides(args.sizes)), P.load_candidate(c) if c else None
-    if command: estimate.check_work_fits(prob, device=args.device, dtype=getattr(args, 'dtype', None), budget_s=args.max_minutes and 60 * args.max_minutes,
-                                          command=command, calls=estimate.command_calls(command, candidate=c is not None, **settings))
-    return prob, cand
+    cand, kw = P.load_candidate(c) if c else None, dict(device=args.device, dtype=getattr(args, 'dtype', None), command=command,
+                                                       budget_s=args.max_minutes and 60 * args.max_minutes, settings=dict(settings, candidate=c is not None))
+    return isolate.load_problem_isolated(args.problem, P.parse_overrides(args.sizes), getattr(args, 'timeout', None) or 120,
+                                         check=command and 'kernelopt.cli:_work_fits', check_kw=command and kw), cand
+
+def _work_fits(prob, command:str, settings:dict, **kw):
+    "In the worker that loads the problem: refuse work over the CPU budget (`kernelopt.estimate.check_work_fits`)."
+    from kernelopt import estimate; estimate.check_work_fits(prob, command=command, calls=estimate.command_calls(command, **settings), **kw)
 
 def emit(args, result):
     "Print a result: as JSON with --json (its `to_dict()`), else its `to_text()`."
@@ -135,7 +139,7 @@ def _sol(args):
 @command('bench', "Time a problem's PyTorch reference and, optionally, a candidate kernel", [*problem_args(optional=True),
          arg('--baseline', choices=['eager', 'compile'], default='eager', help='reference: PyTorch eager or torch.compile'), _WARMUP(25), _TRIALS(100), _TIMEOUT(300)])
 def _bench(args):
-    from kernelopt.benchmark import Benchmark, GPULock, GPULockTimeout
+    from kernelopt.benchmark import Benchmark; from kernelopt.isolate import GPULock, GPULockTimeout
     problem, candidate = load_args(args, command='bench', warmup=args.warmup, trials=args.trials)
     with tempfile.TemporaryDirectory(prefix='kernelopt-bench-') as work:   # nothing is left behind
         b = Benchmark(work, args.device, lock=GPULock(args.device), timeout_s=args.timeout, warmup=args.warmup, trials=args.trials, dtype=args.dtype)
@@ -144,12 +148,12 @@ def _bench(args):
     emit(args, res); return 0 if res.status == 'ok' else 1
 
 @command('verify', "Check that a candidate kernel really computes the reference's answer (cheat-proof)", [*problem_args(), _EXTRA_SHAPE, _ALLOW_OP,
-         _TRIALS(5), _TIMEOUT(120), arg('--allow-tf32', action='store_true', help='allow TF32 in float32 matmuls, reference included')])
+         _TRIALS(5), _TIMEOUT(120), arg('--allow-tf32', action='store_true', help='allow TF32 in float32 matmuls, reference included'), arg('--seed', type=_COUNT, help='draw the inputs from this seed, to reproduce a run (default: a fresh one, shown in the result)')])
 def _verify(args):
     from kernelopt.verify import verify_kernel
     problem, candidate = load_args(args, command='verify', verify_trials=args.trials)
     res = verify_kernel(problem, candidate, args.device, args.dtype, trials=args.trials, extra_shapes=args.extra_shape,
-                        allow_tf32=args.allow_tf32, allowed_ops=args.allow_op, timeout_s=args.timeout)
+                        allow_tf32=args.allow_tf32, allowed_ops=args.allow_op, timeout_s=args.timeout, seed=args.seed)
     emit(args, res); return 0 if res.passed else 1
 
 # %% ../nbs/22_cli.ipynb #c0d7e557
