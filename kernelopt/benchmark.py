@@ -262,11 +262,11 @@ def _time(fn, inputs, input_sets, p:dict) -> tuple[list, str]:
 # %% ../nbs/11_benchmark.ipynb #ef440a9a
 class _Recorder:
     "Calls `fn` and keeps a reference to its outputs on chosen trials; they are cloned outside the timed region."
-    def __init__(self, fn, keep, audit=None):  # audit(trial) -> context manager tracing that call (candidates)
-        self.fn, self.keep, self.trial, self.pending, self.outputs = fn, set(keep), None, None, {}
-        self.audit, self.audited = audit, []
+    def __init__(self, fn, keep, audit=None, answer_only=()):  # audit(trial) -> context manager tracing that call (candidates)
+        self.fn, self.traced, self.trial, self.pending, self.outputs = fn, set(keep), None, None, {}
+        self.keep, self.audit, self.audited = self.traced | set(answer_only), audit, []   # answer_only: kept, not traced
     def __call__(self, *a):
-        if self.audit is not None and self.trial in self.keep and self.trial not in self.audited:
+        if self.audit is not None and self.trial in self.traced and self.trial not in self.audited:
             self.audited.append(self.trial)
             with self.audit(self.trial): out = self.fn(*a)
         else: out = self.fn(*a)
@@ -329,7 +329,7 @@ def _bench_child(p:dict) -> dict:
                 try: checked.append(as_outputs(fn(*problem.make_inputs(device, dtype, s))))
                 except Exception as e: return {**res, 'status': 'crashed', 'message': f"the candidate raised {type(e).__name__}: {e}"}
         trials = p['trials']
-        rec = _Recorder(fn, p.get('check_trials') or {0, trials // 2, trials - 1}, None if is_ref else audit)
+        rec = _Recorder(fn, p.get('check_trials') or {0, trials // 2, trials - 1}, None if is_ref else audit, p.get('answer_trials', ()))
         fresh = _trial_inputs(problem, device, dtype, seed, p.get('n_input_sets'), rec)
         try:
             samples, timer = _time(rec, problem.make_inputs(device, dtype, seed), fresh, p)
@@ -380,14 +380,11 @@ class Benchmark:
                           max_time_s=max_time_s, cpu_threads=cpu_threads, fork_server=fork_server, peaks=peaks, max_speedup=max_speedup, sandbox=sandbox)
         self.__dict__.update(settings)
         self.env = {**({'TRITON_INTERPRET': '1'} if self.device == 'cpu' else {}), **(env or {})}
-        self._references, self._checked = {}, {}
+        self._references, self._checked, self._answered = {}, {}, {}
 
 # %% ../nbs/11_benchmark.ipynb #fbacb33b
-def _as_problem(problem) -> Problem:
-    return problem if isinstance(problem, Problem) else load_problem(problem)
-
-def _as_candidate(candidate) -> Candidate:
-    return candidate if isinstance(candidate, Candidate) else load_candidate(candidate)
+def _as_problem(problem) -> Problem: return problem if isinstance(problem, Problem) else load_problem(problem)
+def _as_candidate(candidate) -> Candidate: return candidate if isinstance(candidate, Candidate) else load_candidate(candidate)
 
 def _payload(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|None) -> dict:
     return dict(problem_path=str(Path(problem.path).resolve()), problem_source=problem.source, overrides=problem.overrides,
@@ -396,16 +393,19 @@ def _payload(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|
                 max_time_s=self.max_time_s, timer=self.timer, cuda_graph=self.cuda_graph, flush_l2=self.flush_l2,
                 allow_tf32=self.allow_tf32, baseline=baseline, n_input_sets=self.n_input_sets,
                 check='plain' if self.check == 'plain' else None, check_seeds=[1000 + self.seed, 1001 + self.seed],
-                check_trials=_check_trials(self), allowed_ops=list(self.allowed_ops),
+                check_trials=_check_trials(self), answer_trials=_answer_trials(self), allowed_ops=list(self.allowed_ops),
                 cpu_threads=self.cpu_threads,
                 peaks=self.peaks.to_dict() if hasattr(self.peaks, 'to_dict') else self.peaks)
 
 def _check_trials(self:Benchmark) -> list[int]:
     "The timed trials whose answers are checked and whose work is traced: the first, the last and 3 secret random ones."
-    if self.trials not in self._checked:
-        middle = random.SystemRandom().sample(range(1, self.trials - 1), min(3, max(self.trials - 2, 0)))
-        self._checked[self.trials] = sorted({0, self.trials - 1, *middle})
-    return self._checked[self.trials]
+    middle = random.SystemRandom().sample(range(1, self.trials - 1), min(3, max(self.trials - 2, 0)))
+    return self._checked.setdefault(self.trials, sorted({0, self.trials - 1, *middle}))
+
+def _answer_trials(self:Benchmark) -> list[int]:
+    "Up to 3 more secret timed trials whose answers are checked but which are not traced: like every other timed call."
+    rest = [i for i in range(self.trials) if i not in _check_trials(self)]
+    return self._answered.setdefault(self.trials, sorted(random.SystemRandom().sample(rest, min(3, len(rest)))))
 
 def _run(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|None) -> tuple[BenchmarkResult, dict]:
     "One isolated timing run, under the device lock: its result and the raw answers it sent back."
@@ -452,8 +452,7 @@ def _judge_answers(self:Benchmark, got:dict, want:dict, dtype:str, timer:str) ->
         if why := check_outputs(g, w, dtype, self.allow_tf32): return f"check on inputs of seed {1000 + self.seed + k}: {why[0]}"
     g_t, w_t = got.get('timed') or {}, want.get('timed') or {}
     common = sorted(set(g_t) & set(w_t), key=int)
-    if not common:
-        return [f"the answers of the timed calls were not checked ({'a CUDA graph or do_bench replays fixed inputs' if timer in ('cuda_graph', 'triton_do_bench') else 'no trial in common with the reference'})"]
+    if not common: return [f"the answers of the timed calls were not checked ({'a CUDA graph or do_bench replays fixed inputs' if timer in ('cuda_graph', 'triton_do_bench') else 'no trial in common with the reference'})"]
     for i in common:
         if why := check_outputs(g_t[i], w_t[i], dtype, self.allow_tf32):
             return f"the answer returned by timed call {i} is wrong (a result cached or reused across calls?): {why[0]}"
