@@ -194,10 +194,11 @@ def _wait_child(pid:int, ctrl:socket.socket) -> int|None:
 
 def _zygote_main(ctrl_fd:int, preload:str, parent_pid:int=0, tmp:str=''):
     "The zygote: serve requests until the parent closes the socket or dies; then remove its TMPDIR `tmp` (torch writes there)."
-    running = [0]
-    def die(*_):   # the parent is gone: nothing the zygote started outlives it
+    running = [0, None]   # the running child's pid and its run's temp folder
+    def die(*_):   # the parent is gone: nothing the zygote started outlives it, nor its temp folders
         if running[0]: kill_sandbox(running[0], 1.0)
-        if tmp: shutil.rmtree(tmp, ignore_errors=True)
+        for d in (tmp, running[1]):
+            if d: shutil.rmtree(d, ignore_errors=True)
         os._exit(0)
     if parent_pid:   # started from the parent's main thread: the kernel signals us when the parent dies
         signal.signal(signal.SIGTERM, die); set_pdeathsig(signal.SIGTERM, parent_pid)
@@ -234,12 +235,12 @@ def _zygote_loop(ctrl_fd:int, preload:str, running:list, die:Callable):
                 sys.argv = ['-c', str(fds[0])]   # what a plain subprocess child sees: the same for every target
                 _child_main(fds[0])
             finally: os._exit(70)
-        running[0] = pid
+        running[:] = pid, req.get('tmp')
         for fd in fds: os.close(fd)
         say(pid=pid)
         status = _wait_child(pid, ctrl)
         if status is None: die()
-        running[0] = 0
+        running[:] = 0, None
         say(pid=pid, returncode=os.waitstatus_to_exitcode(status))
 
 _ZYGOTE = "import sys; from kernelopt.isolate import _zygote_main; _zygote_main(int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4])"
@@ -256,7 +257,7 @@ class ForkServer:
         # the parent-death signal fires when the *thread* that started the zygote ends: asked for only from the main thread;
         # from any thread, the zygote also ends (killing its child) when its control socket closes, which the parent's death does
         parent = os.getpid() if threading.current_thread() is threading.main_thread() else 0
-        self.tmp = tempfile.mkdtemp(prefix='kernelopt-zygote-')   # its TMPDIR (importing torch._dynamo writes there), removed with it
+        self.tmp = tempfile.mkdtemp(prefix=f'kernelopt-zygote-{os.getpid()}-')   # its TMPDIR (importing torch._dynamo writes there), removed with it
         self.proc = subprocess.Popen([sys.executable, '-c', _ZYGOTE, str(theirs.fileno()), ','.join(self.preload), str(parent), self.tmp],
                                      stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env={**self.env, 'TMPDIR': self.tmp}, start_new_session=True)
         theirs.close()
@@ -334,6 +335,21 @@ def _more_data(sock:socket.socket) -> bool:
     try: return bool(sock.recv(1))
     except (BlockingIOError, OSError): return False
 
+_SWEPT = []
+
+def _sweep_stale():
+    "Once per process: delete the temp folders of runs (and zygotes) whose process was killed before it could."
+    if _SWEPT: return
+    _SWEPT.append(True)
+    tmp = tempfile.gettempdir()
+    for name in os.listdir(tmp):
+        parts = name.split('-')
+        if len(parts) != 4 or parts[0] != 'kernelopt' or parts[1] not in ('run', 'zygote') or not parts[2].isdigit(): continue
+        try: os.kill(int(parts[2]), 0); continue   # its process is alive
+        except ProcessLookupError: pass
+        except (PermissionError, OverflowError): continue
+        shutil.rmtree(os.path.join(tmp, name), ignore_errors=True)
+
 def _tail(path:Path, n_chars:int=4000) -> str:
     try: data = path.read_bytes()
     except OSError: return ''
@@ -385,7 +401,8 @@ def run_isolated(
     max_log_bytes:int=320 << 10,  # the child's log is cut to its head and tail beyond this
 )->IsolatedResult:
     "Call `target(payload)` in a fresh process with its own process group; the parent decides the status."
-    with scratch_dir('kernelopt-run-') as tmp:   # the child's TMPDIR (and log folder without work_dir), deleted with all in it
+    _sweep_stale()
+    with scratch_dir(f'kernelopt-run-{os.getpid()}-') as tmp:   # the child's TMPDIR (and log folder without work_dir), deleted with all in it
         d = Path(work_dir or tmp)
         d.mkdir(parents=True, exist_ok=True)
         return _run(target, payload, timeout_s, env, d/f"run-{os.getpid()}-{time.monotonic_ns()}.log", tmp, fork_server, preload, converse,
