@@ -338,13 +338,13 @@ def _more_data(sock:socket.socket) -> bool:
 _SWEPT = []
 
 def _sweep_stale():
-    "Once per process: delete the temp folders of runs (and zygotes) whose process was killed before it could."
+    "Once per process: delete the temp folders (kernelopt-KIND-PID-*: runs, zygotes, scratch folders) whose process was killed before it could."
     if _SWEPT: return
     _SWEPT.append(True)
     tmp = tempfile.gettempdir()
     for name in os.listdir(tmp):
         parts = name.split('-')
-        if len(parts) != 4 or parts[0] != 'kernelopt' or parts[1] not in ('run', 'zygote') or not parts[2].isdigit(): continue
+        if len(parts) != 4 or parts[0] != 'kernelopt' or not parts[2].isdigit(): continue
         try: os.kill(int(parts[2]), 0); continue   # its process is alive
         except ProcessLookupError: pass
         except (PermissionError, OverflowError): continue
@@ -402,7 +402,7 @@ def run_isolated(
 )->IsolatedResult:
     "Call `target(payload)` in a fresh process with its own process group; the parent decides the status."
     _sweep_stale()
-    with scratch_dir(f'kernelopt-run-{os.getpid()}-') as tmp:   # the child's TMPDIR (and log folder without work_dir), deleted with all in it
+    with scratch_dir('kernelopt-run-') as tmp:   # the child's TMPDIR (and log folder without work_dir), deleted with all in it
         d = Path(work_dir or tmp)
         d.mkdir(parents=True, exist_ok=True)
         return _run(target, payload, timeout_s, env, d/f"run-{os.getpid()}-{time.monotonic_ns()}.log", tmp, fork_server, preload, converse,

@@ -425,9 +425,9 @@ def _remove_tree(d:str):
 
 @contextmanager
 def scratch_dir(prefix:str='kernelopt-scratch-', parent:str|None=None):
-    "A fresh temporary folder for one worker, deleted with everything in it afterwards."
+    "A fresh temporary folder for one worker, deleted with everything in it afterwards (named PREFIX<pid>-...: see `kernelopt.isolate`)."
     import tempfile
-    d = tempfile.mkdtemp(prefix=prefix, dir=parent)
+    d = tempfile.mkdtemp(prefix=f'{prefix}{os.getpid()}-', dir=parent)   # the pid: a folder whose process was killed can be found
     try: yield d
     finally: _remove_tree(d)
 
