@@ -14,7 +14,7 @@ from .problem import Problem, Candidate, ProblemError, load_problem, load_candid
 from .device import parse_dtype, dtype_name, resolve_device, device_name, tf32_mode
 from .compare import as_outputs, check_outputs, json_safe
 from .isolate import GPULock, GPULockTimeout, run_isolated   # GPULock: part of Benchmark's API
-from .trace import OpTracer
+from .trace import OpTracer, OtherThreadOps
 from .flops import op_flops, problem_flops_bytes
 from .peaks import HardwarePeaks, measure_peaks, roofs_for, floor_time_s
 from .verify_worker import audit_call, candidate_sandbox
@@ -319,6 +319,7 @@ def _bench_child(p:dict) -> dict:
             with OpTracer(flop_counter=op_flops) as rt: ref(*x0)   # the reference's ops and FLOPs, before the candidate is imported
             ref_ops, ref_flops, problems = rt.compute_ops(), sum(rt.flops.values()), []
             audit = lambda i: audit_call(problems, ref_ops, ref_flops, p.get('allowed_ops', ()), f"timed call {i}")
+            with OtherThreadOps(): pass   # the all-thread profiler of audit_call starts up here, before the candidate, not in a timed call
             cand = load_candidate(p['candidate_path'], source=p.get('candidate_source'))
             try: fn = cand.make(ref)
             except ProblemError: raise

@@ -137,13 +137,15 @@ def audit_call(
 ):
     "Trace one call: it must launch a Triton kernel, run none of the reference's ops, and leave at most TORCH_WORK_MAX_PCT to torch."
     installed = triton_hooks_intact()
-    with LaunchCounter() as lc, OpTracer(flop_counter=op_flops) as tr: yield
+    with LaunchCounter() as lc, OpTracer(flop_counter=op_flops) as tr, OtherThreadOps() as other: yield
     if not installed: remove_triton_hooks()
     used = reference_ops_used(tr.compute_ops(), reference_ops, allowed_ops)
     pct = torch_work_pct(tr.flops, reference_flops, allowed_ops)
     if lc.count == 0: problems.append(f"{label} launched no Triton kernel")
     if used: problems.append(f"{label} ran the reference's own {', '.join(used)}")
     if pct > TORCH_WORK_MAX_PCT: problems.append(f"torch ops did {pct:.0f}% of the reference's FLOPs in {label}")
+    elsewhere = sorted(o for o in other.ops if o not in ALWAYS_ALLOWED_OPS)
+    if elsewhere: problems.append(f"{label} ran {', '.join(elsewhere)} on another thread")
     if tr.host_copies: problems.append(f"{label} copied a device tensor to the host")
 
 # %% ../nbs/09b_verify_worker.ipynb #eb5d56e7
