@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 # %% auto #0
-__all__ = ['ProblemError', 'parse_overrides', 'Problem', 'load_problem', 'Candidate', 'load_candidate']
+__all__ = ['ProblemError', 'assigned_names', 'parse_overrides', 'Problem', 'load_problem', 'Candidate', 'load_candidate']
 
 # %% ../nbs/03_problem.ipynb #f9fa9131
 class ProblemError(ValueError):
@@ -37,6 +37,11 @@ def _assigned_names(stmt:ast.stmt) -> list[str]:
     if isinstance(stmt, ast.Assign): return [t.id for t in stmt.targets if isinstance(t, ast.Name)]
     if isinstance(stmt, ast.AnnAssign) and stmt.value is not None and isinstance(stmt.target, ast.Name): return [stmt.target.id]
     return []
+
+def assigned_names(source:str) -> list[str]:
+    "The module-level names a problem's source assigns (the sizes `--set` may override), read without running it; [] if it does not parse."
+    try: return [n for stmt in ast.parse(source).body for n in _assigned_names(stmt)]
+    except SyntaxError: return []
 
 def _apply_overrides(tree:ast.Module, overrides:dict) -> ast.Module:
     "Insert `name = value` right after every top-level assignment of an overridden name."

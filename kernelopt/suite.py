@@ -58,13 +58,6 @@ def find_problems(
     return found
 
 # %% ../nbs/21_suite.ipynb #2f48dde5
-def _size_names(source:str) -> set:
-    "The module-level names a problem assigns (the sizes --set may override), read without running it."
-    import ast
-    try: body = ast.parse(source).body
-    except SyntaxError: return set()   # the worker that loads it says what is wrong
-    return {t.id for s in body if isinstance(s, (ast.Assign, ast.AnnAssign)) for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) if isinstance(t, ast.Name)}
-
 def suite_pairs(
     problems:str|Path,              # a KernelBench-style folder or one problem file
     candidates:str|Path|None=None,  # a folder with the same relative names (or one file, for one problem file)
@@ -72,6 +65,7 @@ def suite_pairs(
     overrides:dict|None=None,       # sizes, e.g. {"batch_size": 16}, applied where a problem defines them
 )->list[SuitePair]:
     "The pairs of a suite: each problem with the candidate of its name, or none."
+    from kernelopt import problem   # here, not at import: it brings torch, and `import kernelopt.suite` stays light
     found, overrides = find_problems(problems, filter), dict(overrides or {})
     croot = Path(candidates) if candidates is not None else None
     if croot is not None and not croot.exists(): raise SuiteError(f"{croot}: no such candidates folder; give the folder holding the candidates, named like the problems")
@@ -80,7 +74,7 @@ def suite_pairs(
     pairs, defined = [], set()
     for name, path in found:
         src = path.read_text()
-        names = _size_names(src)
+        names = set(problem.assigned_names(src))
         defined |= names
         c = None if croot is None else croot if croot.is_file() else croot/f"{name}.py"
         has = c is not None and c.is_file()
