@@ -42,7 +42,7 @@ def noise_flag(
     "'noisy: IQR 31% of the median' where a timing's IQR exceeds `limit_pct` of its median, else ''."
     if not median_ms or iqr_ms is None or not (math.isfinite(median_ms) and math.isfinite(iqr_ms)): return ''
     share = iqr_ms / median_ms * 100
-    return f"noisy: IQR {share:.0f}% of the median" if share > limit_pct else ''
+    return f"noisy: IQR {format_number(share)}% of the median" if share > limit_pct else ''
 
 # %% ../nbs/18a_evidence.ipynb #429f4c1e
 def code_diff(

@@ -419,7 +419,7 @@ def render_html(self:RunReport) -> str:
                'speedup_vs_eager': ('x eager', format_speedup), 'speedup_vs_compile': ('x compile', format_speedup), 'sol_pct': (self.sol_label, pct)}
     if all(r['speedup_vs_compile'] is None for r in rows): del numbers['speedup_vs_compile']   # the run did not time torch.compile
     columns = [(h, 'num' if h == 'round' else 'text') for h in ('id', 'round', 'parent', 'aimed at', 'change', 'verification', 'status', 'why')]
-    columns += [(h, 'num') for h, _ in numbers.values()] + [('noise', 'text')]
+    columns += [(h, 'num') for h, _ in numbers.values()] + [('noisy IQR', 'text')]
     usage = (f"{u['provider_calls']} calls, {u['input_tokens']:,} input + {u['output_tokens']:,} output tokens, cost "
              + ('$' + format(u['cost_usd'], '.4f') if u['cost_usd'] is not None else 'unknown (no prices)'))
     overall = code_diff(self._text(start['code_path']), self._text(best['code_path'])) if start and best and best['id'] != start['id'] else None
