@@ -296,7 +296,8 @@ def evidence_lines(self:RunReport) -> list[str]:
     e, env = self.evidence(), self.evidence()['environment']
     n = '/'.join(str(x) for x in e['n']) or '?'
     cpu = f"{env.get('cpu', '?')}" + (f", {env['cpu_count']} cores" if env.get('cpu_count') else '') + (f", load {env['load_avg_1min']:.1f}" if env.get('load_avg_1min') is not None else '')
-    return [f"measured: {e['warmup']} warm-up and {e['trials']} timed calls per timing, medians over n={n} samples (the traced calls left out); "
+    left = '' if set(e['n']) <= {e['trials']} else ' (the traced calls left out)'
+    return [f"measured: {e['warmup']} warm-up and {e['trials']} timed calls per timing, medians over n={n} samples{left}; "
             f"verified with {e['verify_trials']} trials at {e['shapes']}",
             f"environment: kernelopt {env.get('kernelopt')}, torch {env.get('torch')}, triton {env.get('triton')}, Python {env.get('python')}; "
             f"device {env.get('device')}: {env.get('gpu') or cpu}" + ('; Triton interpreter' if env.get('triton_interpret') else ''),
