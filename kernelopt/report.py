@@ -251,7 +251,11 @@ def attempt_evidence(self:RunReport, a:dict) -> dict:
                 diff=code_diff(pcode, code) if code is not None and pcode is not None else None, code=code if pcode is None else None,
                 failed=failed_checks(v), seed=v.get('seed'), dtype=v.get('dtype'), trials=v.get('trials'), rel_err=v.get('rel_err'),
                 shapes=_shapes(self.run['config'].get('sizes'), v) if v else None, median_ms=a.get('median_ms'), iqr_ms=a.get('iqr_ms'),
-                n=t.get('n'), noise=noise_flag(a.get('median_ms'), a.get('iqr_ms')), calls=self._calls(a))
+                n=t.get('n'), noise=noise_flag(a.get('median_ms'), a.get('iqr_ms')), calls=self._calls(a), against=_side(self.against.get(a['id'])))
+
+def _side(c:dict|None) -> dict|None:
+    "The other side of a decision, with its own noise flag: both sides' noise is evidence."
+    return c and {**c, 'noise': noise_flag(c.get('median_ms'), c.get('iqr_ms'))}
 
 @patch
 def round_evidence(self:RunReport, r:dict) -> dict:
