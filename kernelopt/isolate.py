@@ -12,7 +12,7 @@ from typing import Any, Callable
 import torch
 from filelock import FileLock, Timeout as _FileLockTimeout
 from .channel import Channel, ChannelError   # part of this module's API: `converse` talks over a Channel
-from .sandbox import set_pdeathsig, kill_sandbox, cap_file, scratch_dir, clean_env, hide_secrets, SECRET_NAME
+from .sandbox import set_pdeathsig, kill_sandbox, cap_file, scratch_dir, clean_env, hide_secrets, sandbox_capabilities, SECRET_NAME
 
 # %% auto #0
 __all__ = ['GPULockTimeout', 'GPULock', 'worker_channel', 'kill_group', 'exit_message', 'child_environ', 'ForkServer',
@@ -216,7 +216,9 @@ class ForkServer:
         "Fork a child running `target` with `child_sock` as its channel (confined by a SandboxPolicy, TMPDIR `tmp_dir`); return its pid."
         self._lock.acquire()
         try:
-            req = dict(log=str(log_path), sandbox=sandbox.to_dict() if sandbox is not None else None, tmp=tmp_dir and str(tmp_dir))
+            if sandbox is not None:   # the mode probed here, once per process, not by every forked child (about 0.1 s each)
+                sandbox = {**sandbox.to_dict(), 'mode': sandbox_capabilities().mode if sandbox.mode == 'auto' else sandbox.mode}
+            req = dict(log=str(log_path), sandbox=sandbox, tmp=tmp_dir and str(tmp_dir))
             socket.send_fds(self.ctrl, [json.dumps(req).encode()], [child_sock.fileno()])
             self._child, self._owed = self._read(60)['pid'], True
             return self._child
@@ -230,7 +232,7 @@ class ForkServer:
         self.stop(pid, 60)
         return rc
 
-    def stop(self, pid:int, wait_s:float=1.0):
+    def stop(self, pid:int, wait_s:float=3.0):
         "Kill the child `pid` and all it started, now; read the exit code the zygote owes (or stop the zygote if it takes over `wait_s`)."
         if self._child != pid: return
         try:
