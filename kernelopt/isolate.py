@@ -4,16 +4,18 @@
 
 # %% ../nbs/05_isolate.ipynb #5d9b0b97
 from __future__ import annotations
-import hashlib, importlib, json, os, select, shutil, signal, socket, struct, subprocess, sys, tempfile, threading, time, traceback, warnings
+import hashlib, importlib, json, os, select, shutil, signal, socket, subprocess, sys, tempfile, threading, time, traceback, warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, asdict
 from pathlib import Path
 from typing import Any, Callable
 import torch
 from filelock import FileLock, Timeout as _FileLockTimeout
-from .sandbox import set_pdeathsig, kill_sandbox, cap_file, scratch_dir
+from .channel import Channel, ChannelError   # part of this module's API: `converse` talks over a Channel
+from .sandbox import set_pdeathsig, kill_sandbox, cap_file, scratch_dir, clean_env, hide_secrets, sandbox_capabilities, SECRET_NAME
 
 # %% auto #0
-__all__ = ['GPULockTimeout', 'GPULock', 'ChannelError', 'Channel', 'worker_channel', 'kill_group', 'exit_message', 'ForkServer',
+__all__ = ['GPULockTimeout', 'GPULock', 'worker_channel', 'kill_group', 'exit_message', 'child_environ', 'ForkServer',
            'fork_server_for', 'IsolatedResult', 'run_isolated', 'load_problem_isolated']
 
 # %% ../nbs/05_isolate.ipynb #b28705ff
@@ -53,84 +55,6 @@ class GPULock:
     def release(self): self._lock.release()
     def __enter__(self): return self.acquire()
     def __exit__(self, *exc): self.release()
-
-# %% ../nbs/05_isolate.ipynb #14855f0c
-class ChannelError(RuntimeError):
-    "A message that is malformed, oversized or missing: the sender has failed."
-
-_DTYPES = 'float64 float32 float16 bfloat16 complex64 complex128 int64 int32 int16 int8 uint8 bool'.split()
-_HEAD = struct.Struct('<QQ')   # header bytes, tensor bytes
-
-def _encode(obj, tensors:list):
-    "`obj` with tensors replaced by {'__tensor__': index}; tensors are appended to `tensors`."
-    if isinstance(obj, torch.Tensor):
-        tensors.append(obj.detach().cpu().contiguous()); return {'__tensor__': len(tensors) - 1}
-    if isinstance(obj, dict): return {str(k): _encode(v, tensors) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)): return [_encode(v, tensors) for v in obj]
-    return obj
-
-def _decode(obj, tensors:list):
-    if isinstance(obj, dict):
-        if set(obj) == {'__tensor__'}: return tensors[obj['__tensor__']]
-        return {k: _decode(v, tensors) for k, v in obj.items()}
-    if isinstance(obj, list): return [_decode(v, tensors) for v in obj]
-    return obj
-
-def _tensor_from(spec, data:memoryview):
-    dt, shape = spec.get('dtype'), spec.get('shape')
-    if dt not in _DTYPES or not isinstance(shape, list) or not all(isinstance(n, int) and n >= 0 for n in shape):
-        raise ChannelError(f"malformed tensor description {str(spec)[:100]}")
-    dtype = getattr(torch, dt)
-    if not data.nbytes: return torch.empty(shape, dtype=dtype)
-    return torch.frombuffer(bytearray(data), dtype=dtype).reshape(shape)
-
-# %% ../nbs/05_isolate.ipynb #a30a2f9d
-class Channel:
-    "Framed messages (JSON plus raw tensors) over a socket; `recv` waits at most until a deadline."
-    def __init__(self, sock:socket.socket, max_bytes:int=2**31):
-        self.sock, self.max_bytes = sock, max_bytes
-
-    def send(self, obj, kind:str='data'):
-        "Send a JSON-able object, tensors included anywhere in it."
-        tensors = []
-        body = _encode(obj, tensors)
-        head = json.dumps({'kind': kind, 'body': body, 'tensors': [
-            {'dtype': str(t.dtype).removeprefix('torch.'), 'shape': list(t.shape)} for t in tensors]}).encode()
-        raw = [t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b'' for t in tensors]
-        self.sock.sendall(_HEAD.pack(len(head), sum(map(len, raw))) + head)
-        for r in raw: self.sock.sendall(r)
-
-    def _read(self, n:int, deadline:float|None) -> memoryview:
-        buf, got = bytearray(n), 0
-        view = memoryview(buf)
-        while got < n:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0: raise TimeoutError("no message before the deadline")
-            if not select.select([self.sock], [], [], left)[0]: continue
-            k = self.sock.recv_into(view[got:], n - got)
-            if k == 0: raise ChannelError("the channel closed before a whole message arrived" if got else "the channel closed")
-            got += k
-        return view
-
-    def recv(self, deadline:float|None=None, kind:str|None='data'):
-        "The next message's body; ChannelError if malformed, oversized or of another kind; TimeoutError at the deadline."
-        n_head, n_data = _HEAD.unpack(self._read(_HEAD.size, deadline))
-        if n_head > 2**26 or n_head + n_data > self.max_bytes:
-            raise ChannelError(f"a message of {n_head + n_data} bytes, over the limit of {self.max_bytes}")
-        try: head = json.loads(bytes(self._read(n_head, deadline)))
-        except (ValueError, RecursionError) as e: raise ChannelError(f"a message that is not JSON ({str(e)[:80]})") from None
-        if not isinstance(head, dict) or not isinstance(head.get('tensors'), list): raise ChannelError("a message without its header")
-        if kind is not None and head.get('kind') != kind:
-            raise ChannelError(f"a {head.get('kind')!r} message where a {kind!r} one was expected")
-        data, off, tensors = self._read(n_data, deadline) if n_data else memoryview(b''), 0, []
-        for spec in head['tensors']:
-            if not isinstance(spec, dict) or spec.get('dtype') not in _DTYPES: raise ChannelError("malformed tensor description")
-            n = int(torch.Size(spec.get('shape') or []).numel()) * getattr(torch, spec['dtype']).itemsize if isinstance(spec.get('shape'), list) else -1
-            if n < 0 or off + n > n_data: raise ChannelError("tensor sizes that do not add up to the message")
-            tensors.append(_tensor_from(spec, data[off:off + n])); off += n
-        if off != n_data: raise ChannelError("tensor sizes that do not add up to the message")
-        try: return _decode(head.get('body'), tensors)
-        except (IndexError, TypeError): raise ChannelError("a reference to a tensor the message does not hold") from None
 
 # %% ../nbs/05_isolate.ipynb #9759f5e3
 _WORKER_CHANNEL: list = []
@@ -176,6 +100,16 @@ def exit_message(rc:int|None) -> str:
         return f"the process was killed by {name}" + (" (out of memory?)" if -rc == signal.SIGKILL else "")
     return f"the process exited with code {rc}"
 
+# %% ../nbs/05_isolate.ipynb #c4a11e03
+def child_environ(
+    env:dict|None=None,   # variables the caller passes on explicitly (e.g. TRITON_INTERPRET, PYTHONPATH)
+)->dict:
+    "A child's environment: this process's, cleaned (`clean_env`: allowed names only, never a key), plus `env`."
+    bad = [k for k in (env or {}) if SECRET_NAME.search(str(k))]
+    if bad: raise ValueError(f"{', '.join(map(str, bad))}: a name that looks like a key or token (kernelopt.sandbox.SECRET_NAME); "
+                             "a worker never gets one: leave it out of env")
+    return {**clean_env(), **{str(k): str(v) for k, v in (env or {}).items()}}
+
 # %% ../nbs/05_isolate.ipynb #ec234340
 _BASE_PRELOAD = ('torch.fx.experimental.symbolic_shapes', 'torch._dynamo', 'triton', 'triton.language')
 
@@ -202,9 +136,12 @@ def _zygote_main(ctrl_fd:int, preload:str, parent_pid:int=0, tmp:str=''):
         os._exit(0)
     if parent_pid:   # started from the parent's main thread: the kernel signals us when the parent dies
         signal.signal(signal.SIGTERM, die); set_pdeathsig(signal.SIGTERM, parent_pid)
+    code = 0
     try: _zygote_loop(ctrl_fd, preload, running, die)
-    finally:
-        if tmp: shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException: traceback.print_exc(); code = 1
+    if tmp: shutil.rmtree(tmp, ignore_errors=True)
+    sys.stdout.flush(); sys.stderr.flush()
+    os._exit(code)   # no interpreter teardown (PyTorch's takes seconds under load): the parent's exit waits for this one
 
 def _zygote_loop(ctrl_fd:int, preload:str, running:list, die:Callable):
     "Receive a request and a channel fd, fork a child that runs it, report its pid and exit code."
@@ -249,19 +186,22 @@ _ZYGOTE = "import sys; from kernelopt.isolate import _zygote_main; _zygote_main(
 # %% ../nbs/05_isolate.ipynb #064a0d50
 class ForkServer:
     "A pre-imported zygote process that forks a fresh child per isolated run, before any CUDA initialisation."
-    def __init__(self, env:dict|None=None,    # the environment of the zygote and its children (default: this one)
+    def __init__(self, env:dict|None=None,    # variables to add to this process's cleaned environment (`child_environ`)
                  preload:tuple=(),            # modules the zygote imports once (e.g. 'kernelopt.verify')
                  start_timeout_s:float=300):  # how long the zygote may take to import PyTorch
-        self.env, self.preload, self._lock = dict(env if env is not None else os.environ), tuple(preload), threading.Lock()
+        self.env, self.preload, self._lock = child_environ(env), tuple(preload), threading.Lock()
+        self._child, self._owed = None, False   # the running child's pid; whether the zygote still owes its exit code
         self.ctrl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # the parent-death signal fires when the *thread* that started the zygote ends: asked for only from the main thread;
         # from any thread, the zygote also ends (killing its child) when its control socket closes, which the parent's death does
         parent = os.getpid() if threading.current_thread() is threading.main_thread() else 0
         self.tmp = tempfile.mkdtemp(prefix=f'kernelopt-zygote-{os.getpid()}-')   # its TMPDIR (importing torch._dynamo writes there), removed with it
+        hide_secrets()
         self.proc = subprocess.Popen([sys.executable, '-c', _ZYGOTE, str(theirs.fileno()), ','.join(self.preload), str(parent), self.tmp],
                                      stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), env={**self.env, 'TMPDIR': self.tmp}, start_new_session=True)
         theirs.close()
-        self.pid = self._read(start_timeout_s)['pid']
+        try: self.pid = self._read(start_timeout_s)['pid']
+        except BaseException: self._abandon(); raise
 
     def _read(self, timeout_s:float|None) -> dict:
         "The zygote's next message; TimeoutError if none comes within `timeout_s`."
@@ -276,18 +216,39 @@ class ForkServer:
         "Fork a child running `target` with `child_sock` as its channel (confined by a SandboxPolicy, TMPDIR `tmp_dir`); return its pid."
         self._lock.acquire()
         try:
-            req = dict(log=str(log_path), sandbox=sandbox.to_dict() if sandbox is not None else None, tmp=tmp_dir and str(tmp_dir))
+            if sandbox is not None:   # the mode probed here, once per process, not by every forked child (about 0.1 s each)
+                sandbox = {**sandbox.to_dict(), 'mode': sandbox_capabilities().mode if sandbox.mode == 'auto' else sandbox.mode}
+            req = dict(log=str(log_path), sandbox=sandbox, tmp=tmp_dir and str(tmp_dir))
             socket.send_fds(self.ctrl, [json.dumps(req).encode()], [child_sock.fileno()])
-            return self._read(60)['pid']
-        except BaseException: self._lock.release(); raise
+            self._child, self._owed = self._read(60)['pid'], True
+            return self._child
+        except BaseException: self._abandon(); self._lock.release(); raise   # out of step: a child may run that we cannot name
 
     def wait(self, pid:int, timeout_s:float|None) -> int|None:
         "The exit code of the child `start` forked; None if it runs past `timeout_s` (it is then killed and reaped)."
+        try: rc = self._read(timeout_s)['returncode']; self._owed = False
+        except TimeoutError: rc = None
+        except BaseException: self.stop(pid); raise   # Ctrl-C: the child goes at once
+        self.stop(pid, 60)
+        return rc
+
+    def stop(self, pid:int, wait_s:float=3.0):
+        "Kill the child `pid` and all it started, now; read the exit code the zygote owes (or stop the zygote if it takes over `wait_s`)."
+        if self._child != pid: return
         try:
-            try: return self._read(timeout_s)['returncode']
-            except TimeoutError:
-                kill_sandbox(pid); self._read(60); return None
-        finally: kill_sandbox(pid); self._lock.release()
+            kill_sandbox(pid)
+            if self._owed:
+                try: self._read(wait_s); self._owed = False
+                except BaseException as e:
+                    self._abandon()
+                    if not isinstance(e, Exception): raise
+        finally: self._child = None; self._lock.release()
+
+    def _abandon(self):
+        "Stop the zygote at once (its children die with it); the next `fork_server_for` starts a new one."
+        self._owed = False
+        self.ctrl.close(); kill_group(self.proc.pid); self.proc.wait()
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def alive(self) -> bool: return self.proc.poll() is None
 
@@ -301,12 +262,11 @@ class ForkServer:
 _FORK_SERVERS: dict = {}
 
 def fork_server_for(env:dict|None=None, preload:tuple=()) -> ForkServer:
-    "The shared fork server for this environment (plus `env`) and preload list, started on first use."
-    full = {**os.environ, **{k: str(v) for k, v in (env or {}).items()}}
-    key = hashlib.sha1(json.dumps([sorted(full.items()), list(preload)]).encode()).hexdigest()
+    "The shared fork server for this process's cleaned environment plus `env`, and this preload list, started on first use."
+    key = hashlib.sha1(json.dumps([sorted(child_environ(env).items()), list(preload)]).encode()).hexdigest()
     fs = _FORK_SERVERS.get(key)
     if fs is None or not fs.alive():
-        fs = _FORK_SERVERS[key] = ForkServer(full, preload)
+        fs = _FORK_SERVERS[key] = ForkServer(env, preload)
     return fs
 
 def _close_fork_servers():
@@ -357,9 +317,9 @@ def _tail(path:Path, n_chars:int=4000) -> str:
 
 # %% ../nbs/05_isolate.ipynb #ef75f0ac
 class _Spawned:
-    "A child started with subprocess (inside a sandbox when a policy is given), with the `wait` of a fork-server child."
+    "A child started with subprocess (inside a sandbox when a policy is given), with the `wait` and `stop` of a fork-server child."
     def __init__(self, target, log_path, child_sock, env, sandbox=None, tmp_dir=None):
-        child_env = {**os.environ, **{k: str(v) for k, v in (env or {}).items()}, **({'TMPDIR': str(tmp_dir)} if tmp_dir else {})}
+        child_env = {**child_environ(env), **({'TMPDIR': str(tmp_dir)} if tmp_dir else {})}
         argv, kw = [sys.executable, '-c', _CHILD, str(child_sock.fileno())], dict(pass_fds=(child_sock.fileno(),))
         with open(log_path, 'wb') as log:
             kw.update(stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
@@ -369,11 +329,14 @@ class _Spawned:
             else:
                 from kernelopt.sandbox import popen_sandboxed
                 self.proc = popen_sandboxed(argv, sandbox, env=child_env, **kw)
-        self.pid = self.proc.pid
+        self.pid, self._stopped = self.proc.pid, False
     def wait(self, pid, timeout_s):
         try: return self.proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired: return None
-        finally: kill_sandbox(self.pid); self.proc.wait()
+        finally: self.stop(pid)
+    def stop(self, pid):
+        if self._stopped: return
+        self._stopped = True; kill_sandbox(self.pid); self.proc.wait()
 
 def _start(target, log_path, child_sock, env, fork_server, preload, sandbox=None, tmp_dir=None):
     "Start the child; return (waiter, pid)."
@@ -386,12 +349,23 @@ def _start(target, log_path, child_sock, env, fork_server, preload, sandbox=None
     s = _Spawned(target, log_path, child_sock, env, sandbox, tmp_dir)
     return s, s.pid
 
+# %% ../nbs/05_isolate.ipynb #c4a11e05
+@contextmanager
+def _sigterm_unwinds():
+    "While a run is on, SIGTERM raises SystemExit(143) in the main thread (where its handler is the default), so the run cleans up."
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield; return
+    def _exit(*_): raise SystemExit(128 + signal.SIGTERM)
+    signal.signal(signal.SIGTERM, _exit)
+    try: yield
+    finally: signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
 # %% ../nbs/05_isolate.ipynb #4c100ed9
 def run_isolated(
     target:str,                # importable "package.module:function", called as function(payload)
     payload:dict,              # JSON-able argument (tensors allowed)
     timeout_s:float,           # kill the whole process group after this many seconds
-    env:dict|None=None,        # environment variables to add or change in the child
+    env:dict|None=None,        # variables the child gets on top of this process's cleaned environment (`child_environ`)
     work_dir:str|Path|None=None,  # where the child's log is kept (default: a temporary folder, deleted before returning)
     fork_server:bool|ForkServer=False,  # fork the child from a pre-imported zygote instead of starting an interpreter
     preload:tuple=(),          # modules the fork server imports once, before any run (e.g. the target's module)
@@ -401,8 +375,10 @@ def run_isolated(
     max_log_bytes:int=320 << 10,  # the child's log is cut to its head and tail beyond this
 )->IsolatedResult:
     "Call `target(payload)` in a fresh process with its own process group; the parent decides the status."
+    child_environ(env)   # a key-looking name in env: ValueError, before anything starts
+    hide_secrets()
     _sweep_stale()
-    with scratch_dir('kernelopt-run-') as tmp:   # the child's TMPDIR (and log folder without work_dir), deleted with all in it
+    with _sigterm_unwinds(), scratch_dir('kernelopt-run-') as tmp:   # the child's TMPDIR (and log folder without work_dir), deleted with all in it
         d = Path(work_dir or tmp)
         d.mkdir(parents=True, exist_ok=True)
         return _run(target, payload, timeout_s, env, d/f"run-{os.getpid()}-{time.monotonic_ns()}.log", tmp, fork_server, preload, converse,
@@ -415,16 +391,17 @@ def _run(target, payload, timeout_s, env, log_path, tmp, fork_server, preload, c
     finally: theirs.close()
     chan, res, conv, why = Channel(mine, max_message_bytes), None, None, ''
     try:
-        chan.send({'target': target, 'payload': payload})   # not on the command line: every child's looks the same
-        if converse is not None: conv = converse(chan, deadline)
-        res = chan.recv(deadline, kind='result')
-        if not isinstance(res, dict) or 'ok' not in res: raise ChannelError("a result that is not {'ok': ...}")
-    except TimeoutError: why = 'timeout'
-    except (ChannelError, OSError) as e: why = f"sent a malformed, oversized or unexpected message, or none: {e}"
-    finally:
+        try:
+            chan.send({'target': target, 'payload': payload})   # not on the command line: every child's looks the same
+            if converse is not None: conv = converse(chan, deadline)
+            res = chan.recv(deadline, kind='result')
+            if not isinstance(res, dict) or 'ok' not in res: raise ChannelError("a result that is not {'ok': ...}")
+        except TimeoutError: why = 'timeout'
+        except (ChannelError, OSError) as e: why = f"sent a malformed, oversized or unexpected message, or none: {e}"
         rc = waiter.wait(pid, 0.1 if why == 'timeout' else max(deadline - time.monotonic(), 0.1))
         if not why and _more_data(mine): why = "sent more than one result: none of them is trusted"
-        mine.close()
+    except BaseException: waiter.stop(pid); raise   # Ctrl-C, SIGTERM, an error in converse: the child's tree goes now, not at the deadline
+    finally: mine.close()
     if log_path.exists(): cap_file(log_path, max_log_bytes // 5, max_log_bytes - max_log_bytes // 5)   # head and tail
     wall, tail = time.perf_counter() - t0, _tail(log_path)
     def out(status, message, value=None): return IsolatedResult(status, value, message, tail, wall, rc, conv)

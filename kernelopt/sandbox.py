@@ -11,13 +11,13 @@ from dataclasses import dataclass, asdict, field, fields
 # subprocess imports this module, and each of them adds to what the sandbox costs per candidate
 
 # %% auto #0
-__all__ = ['SECRET_NAME', 'ENV_ALLOW', 'MODES', 'clean_env', 'SandboxError', 'SandboxPolicy', 'memory_limit_for',
+__all__ = ['SECRET_NAME', 'ENV_ALLOW', 'MODES', 'clean_env', 'hide_secrets', 'SandboxError', 'SandboxPolicy', 'memory_limit_for',
            'default_sandbox_policy', 'set_pdeathsig', 'SandboxCapabilities', 'sandbox_capabilities', 'enter_sandbox',
            'kill_sandbox', 'sandbox_command', 'popen_sandboxed', 'scratch_dir', 'cap_file']
 
 # %% ../nbs/04a_sandbox.ipynb #7fe6ba8a
 SECRET_NAME = re.compile(r'KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE', re.I)
-ENV_ALLOW = ('PATH', 'LANG', 'LANGUAGE', 'LC_*', 'TZ', 'TERM', 'USER', 'LOGNAME',
+ENV_ALLOW = ('PATH', 'HOME', 'TMPDIR', 'XDG_CACHE_HOME', 'LANG', 'LANGUAGE', 'LC_*', 'TZ', 'TERM', 'USER', 'LOGNAME',
              'PYTHONPATH', 'PYTHONHASHSEED', 'PYTHONUNBUFFERED', 'PYTHONDONTWRITEBYTECODE', 'PYTHONWARNINGS', 'VIRTUAL_ENV',
              'LD_LIBRARY_PATH', 'CC', 'CXX', 'CUDA_*', 'NVIDIA_*', 'CUBLAS_*', 'CUDNN_*', 'NVTE_*', 'TORCH_*', 'TORCHINDUCTOR_*',
              'PYTORCH_*', 'TRITON_*', 'OMP_*', 'MKL_*', 'OPENBLAS_*', 'KMP_*', 'GOMP_*', 'KERNELOPT_*')
@@ -37,6 +37,30 @@ def clean_env(
         # a shared compile cache would let one candidate plant kernels for the next: each worker gets its own
         out.update({k: os.path.join(scratch_dir, '.cache', k.lower()) for k in _CACHE_VARS if k in out})
     return out
+
+# %% ../nbs/04a_sandbox.ipynb #e5c2a002
+def _environ_block()->tuple[int, bytes]:
+    "Where this process's environment from `exec` lies (what /proc/PID/environ shows), and its bytes."
+    stat = _read('/proc/self/stat').rpartition(')')[2].split()   # the list starts at field 3
+    start, end = int(stat[50 - 3]), int(stat[51 - 3])             # env_start, env_end
+    return start, ctypes.string_at(start, end - start)
+
+def hide_secrets()->list[str]:   # the names whose values were wiped
+    "Keep this process's keys from the processes it starts: wipe them from what /proc/PID/environ shows; become non-dumpable."
+    if sys.platform != 'linux': return []
+    try: start, block = _environ_block()
+    except (OSError, ValueError, IndexError): return []
+    wiped, off = [], 0
+    for entry in block.split(b'\0'):
+        name, eq, value = entry.partition(b'=')
+        k = name.decode('utf-8', 'replace')
+        if eq and value.strip(b'\0') and SECRET_NAME.search(k):
+            if k in os.environ: os.putenv(k, os.environ[k])   # libc's copy moves to the heap first
+            ctypes.memset(start + off + len(name) + 1, 0, len(value)); wiped.append(k)
+        off += len(entry) + 1
+    if wiped or any(SECRET_NAME.search(k) for k in os.environ):
+        _libc().prctl(_PR_SET_DUMPABLE, *map(ctypes.c_ulong, (0, 0, 0, 0)))
+    return wiped
 
 # %% ../nbs/04a_sandbox.ipynb #33ff7217
 class SandboxError(ValueError):
@@ -90,7 +114,7 @@ def default_sandbox_policy(
 
 # %% ../nbs/04a_sandbox.ipynb #50bbc11f
 _CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
-_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_CHILD_SUBREAPER = 1, 4, 36
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
 _AT_FDCWD, _AT_RECURSIVE, _MOUNT_ATTR_RDONLY, _SYS_MOUNT_SETATTR = -100, 0x8000, 1, 442
 
@@ -131,6 +155,7 @@ def _read(path:str)->str:
 def _enter_namespaces(policy:SandboxPolicy):
     "Unshare user, mount, PID (and network) namespaces; map us to root inside; leave only the scratch folders writable."
     uid, gid = os.getuid(), os.getgid()
+    _libc().prctl(_PR_SET_DUMPABLE, *map(ctypes.c_ulong, (1, 0, 0, 0)))   # a fork of a parent that hid its secrets could not write its uid_map
     flags = _CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID | (0 if policy.network else _CLONE_NEWNET)
     _check(_libc().unshare(flags), 'unshare')
     _write('/proc/self/setgroups', 'deny'); _write('/proc/self/uid_map', f'0 {uid} 1'); _write('/proc/self/gid_map', f'0 {gid} 1')
