@@ -39,11 +39,12 @@ def check_run_folder(out:str, problem_path:str, sizes:list[str], args):
     except (Timeout, OSError): return   # a live process holds it: the ledger names that process
     cfg, state = (run := led.read_run()).get('config') or {}, (run.get('state') or {}).get('status', 'unknown')
     sizes_were = cfg.get('overrides') or {}
-    try: same = cfg.get('problem_sha256') == code_sha256(open(problem_path).read()) and sizes_were == parse_overrides(sizes)
+    try: same_problem = cfg.get('problem_sha256') == code_sha256(open(problem_path).read())
     except OSError: return   # an unreadable problem: reported as such when it is loaded
-    held = f"a {state} run of {cfg.get('problem', 'a problem')} ({', '.join(f'{k}={v}' for k, v in sizes_were.items()) or 'its own sizes'})"
-    new = f"start a new one with another --out DIR"
-    if not same: raise UsageError(f"{out} holds {held}, another problem or other sizes: {new}")
+    sized = ', '.join(f'{k}={v}' for k, v in sizes_were.items()) or 'its own sizes'
+    held, new = f"a {state} run of {cfg.get('problem', 'a problem')} ({sized})", "start a new one with another --out DIR"
+    if not same_problem: raise UsageError(f"{out} holds {held}, another problem: {new}")
+    if sizes_were != parse_overrides(sizes): raise UsageError(f"{out} holds {held}, at other sizes: {new}")
     if state == 'completed' and not args.resume: raise UsageError(f"{out} holds {held}: see it with `kernelopt report {out}`, or {new}")
     if not args.resume: raise UsageError(f"{out} holds {held}: continue it with `{rerun_command(args, ['--resume'])}`, or {new}")
 
@@ -106,6 +107,7 @@ def _suite(args):
     from kernelopt.suite import run_suite_eval, run_suite_optimize
     kw = dict(overrides=args.sizes, device=args.device, dtype=args.dtype, timeout_s=args.timeout, allowed_ops=args.allow_op,
               **{k: getattr(args, k) for k in ('baseline', 'filter', 'backend', 'workers', 'ray_address', 'warmup', 'trials')})
+    args.on_interrupt = f"what finished is in {args.out}; the same command goes on from there: {rerun_command(args)}"
     if args.action == 'eval': return emit(args, run_suite_eval(args.problems, args.kernels, args.out, **kw))
     if not args.provider: raise UsageError("suite optimize needs --provider SPEC (openai:MODEL, anthropic:MODEL or replay:PATH)")
     emit(args, run_suite_optimize(args.problems, args.kernels, args.out, provider=args.provider, rounds=args.rounds, **kw))
