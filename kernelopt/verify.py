@@ -143,6 +143,9 @@ def _verify_runtime(p:dict, extras:list, timeout_s:float, fork_server:bool, sand
                f"the candidate's process failed: {worker_text(w.message)}")
         tail = worker_text(w.stderr_tail[-300:])
         checks['runs'] = dict(passed=False, detail=why + (f"; last output: {tail}" if tail else ''))
+        if judge.in_flight:   # the call it died in fails its own check too: a size it crashed at is not a size it refused
+            label, check = judge.in_flight
+            checks[check] = dict(passed=False, detail=f"the candidate's process died during {label}")
     details = dict(variants=judge.variants, refused=judge.refused)
     if judge.calls: details.update(rel_err=judge.rel_err, max_abs_err=judge.max_abs_err, determinism_max_diff=judge.det_diff)
     return checks, status, details

@@ -14,8 +14,7 @@ from .flops import op_flops
 __all__ = ['PREFILL_PATTERNS', 'OP_FAMILIES', 'FAMILY_OF', 'TORCH_WORK_MAX_PCT', 'CANARY_KERNEL', 'CANARY_OP', 'TEXT_MAX_CHARS',
            'input_snapshot', 'changed_inputs', 'prefill_free_memory', 'pattern_fraction', 'normalize_op',
            'reference_ops_used', 'torch_work_pct', 'audit_call', 'candidate_sandbox', 'watch_escapes', 'escapes_seen',
-           'draw_canary', 'canary_kernel', 'Canary', 'CanaryLaunchCounter', 'OpRecords', 'check_canary', 'worker_text',
-           'worker_data']
+           'draw_canary', 'canary_kernel', 'Canary', 'check_canary', 'worker_text', 'worker_data']
 
 # %% ../nbs/09b_verify_worker.ipynb #95df2537
 def input_snapshot(inputs:list) -> list:
@@ -210,41 +209,27 @@ class Canary:
         g = torch.Generator().manual_seed(sum(spec['around']) * 1009 + sum(spec['inside']))   # not the global generator
         mm = lambda m, k, n: (torch.randn(m, k, generator=g).to(device), torch.randn(k, n, generator=g).to(device))
         self.spec, self.around, self.inside = spec, mm(*spec['around']), mm(*spec['inside'])
-        self.buf, self.kernel, self.fired = torch.zeros(64, device=device), canary_kernel(), False
+        self.buf, self.kernel, self.started = torch.zeros(64, device=device), canary_kernel(), 0
     def launch(self, n:int):
         for _ in range(n): self.kernel[(1,)](self.buf, 64, BLOCK=64)
     def before(self): torch.mm(*self.around); self.launch(self.spec['before'])
     def after(self): self.launch(self.spec['after']); torch.mm(*self.around)
-    def during(self):
-        "Called at the candidate's first launch: the inside matmul, once."
-        if not self.fired: self.fired = True; torch.mm(*self.inside)
-
-class _LaunchList(list):
-    "A launch list that calls the canary when the first launch after the canary's own is recorded."
-    def __init__(self, canary): super().__init__(); self.canary = canary
-    def append(self, item):
-        super().append(item)
-        if len(self) == self.canary.spec['before'] + 1: self.canary.during()
-
-class CanaryLaunchCounter(LaunchCounter):
-    "A `LaunchCounter` that runs the canary's inside matmul during the candidate's first launch."
-    def __init__(self, canary:Canary): super().__init__(); self.launches = _LaunchList(canary)
-
-class OpRecords:
-    "An `on_op` callback for `OpTracer`: each op's name and input shapes, in order."
-    def __init__(self): self.records = []
-    def __call__(self, func, args, kwargs, out, time):
-        self.records.append([func._schema.name, [list(a.shape) for a in args if isinstance(a, torch.Tensor)]])
+    def on_launch(self, name:str):
+        "For `LaunchCounter(on_launch=)`: as the candidate's first launch starts (the first after the canary's own), the inside matmul."
+        self.started += 1
+        if self.started == self.spec['before'] + 1: torch.mm(*self.inside)
 
 # %% ../nbs/09b_verify_worker.ipynb #fab5bffd
 def _mm_shapes(mkn) -> list: m, k, n = mkn; return [[m, k], [k, n]]
+def _op(r) -> list: return [r.get('name'), r.get('shapes')] if isinstance(r, dict) else r
 
 def check_canary(
     rep:dict,    # one call's reply: `records`, `launches`, `ops`, `flops` (changed in place: the canary is removed)
     spec:dict,   # the canary the parent drew for that call
 )->list[str]:    # what was missing or altered; empty when every channel saw the canary exactly
     "Check that a call's op records and launches hold exactly the canary, then remove it from the reply."
-    recs, launches, bad = list(rep.get('records') or []), list(rep.get('launches') or []), []
+    records, launches, bad = list(rep.get('records') or []), list(rep.get('launches') or []), []
+    recs = [_op(r) for r in records]
     around, inside = [CANARY_OP, _mm_shapes(spec['around'])], [CANARY_OP, _mm_shapes(spec['inside'])]
     shape = lambda mkn: f"({mkn[0]}x{mkn[1]})·({mkn[1]}x{mkn[2]})"
     if not recs or recs[0] != around: bad.append(f"the op trace lost the harness's matmul {shape(spec['around'])} run just before the call")
@@ -259,7 +244,8 @@ def check_canary(
     n_inside = sum(r == inside for r in recs)
     if own and n_inside != 1: bad.append(f"the op trace lost the harness's matmul {shape(spec['inside'])} run inside the candidate's first launch")
     removed = sum(r in (around, inside) for r in recs)
-    rep['records'] = [r for r in recs[1:-1] if r != inside] if recs[:1] == [around] and recs[-1:] == [around] else [r for r in recs if r not in (around, inside)]
+    rep['records'] = [r for r, o in zip(records, recs) if o not in (around, inside)]
+    if rep.get('tampering'): bad += [f"the tracer reports: {t}" for t in rep['tampering']]
     rep['launches'] = [l for l in launches if l[0] != CANARY_KERNEL]
     ops, flops = rep.get('ops') or {}, rep.get('flops') or {}
     if CANARY_OP in ops:
