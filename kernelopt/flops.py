@@ -12,7 +12,7 @@ from torch.utils._pytree import tree_flatten
 from torch.utils import flop_counter as _fc
 
 from .device import resolve_device
-from .trace import OpTracer
+from .trace import OpTracer, trusted_view
 
 # %% auto #0
 __all__ = ['FLOPS_PER_OUTPUT_ELEMENT', 'FLOPS_PER_INPUT_ELEMENT', 'FLOP_FORMULAS', 'register_op_flops', 'op_flops', 'op_bytes',
@@ -143,8 +143,8 @@ for _p in _fc.flop_registry:   # torch's own formulas: matmuls, convolutions, at
 
 # %% ../nbs/07_flops.ipynb #659a8f5d
 def op_flops(func, args, kwargs, out) -> float|None:
-    "FLOPs of one aten op call; 0 for views and metadata ops; None when no formula is known."
-    if func.is_view or func.overloadpacket in _METADATA: return 0
+    "FLOPs of one aten op call; 0 for views (`trusted_view`: aten's schema, shared storage) and metadata ops; None when no formula is known."
+    if trusted_view(func, args, kwargs, out) or func.overloadpacket in _METADATA: return 0
     f = FLOP_FORMULAS.get(func.overloadpacket)
     return None if f is None else float(f(args, kwargs, out))
 
@@ -200,7 +200,7 @@ def _written_args(func, args, kwargs) -> list[torch.Tensor]:
 def op_bytes(func, args, kwargs, out) -> tuple[int, dict, dict]:
     "Bytes one aten op call reads plus writes, with the per-storage reads and writes."
     reads, writes = {}, {}
-    if func.is_view or func.overloadpacket in _METADATA: return 0, reads, writes
+    if trusted_view(func, args, kwargs, out) or func.overloadpacket in _METADATA: return 0, reads, writes
     written = _written_args(func, args, kwargs)
     wids = {id(t) for t in written}
     ins = [t for t in tree_flatten((args, kwargs))[0] if isinstance(t, torch.Tensor)]

@@ -10,14 +10,15 @@ from typing import Callable
 import torch
 from torch.utils._pytree import tree_flatten
 from torch.utils._python_dispatch import TorchDispatchMode
+from torch.overrides import TorchFunctionMode
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['ALWAYS_ALLOWED_OPS', 'INTERPRETER_OPS', 'UNINITIALIZED_OPS', 'TIMER_FUNCTIONS', 'WATCHED_NAMESPACES',
-           'HARNESS_CLASSES', 'HARNESS_MODULES', 'install_triton_hooks', 'triton_hooks_intact', 'remove_triton_hooks',
-           'in_triton_interpreter', 'LaunchCounter', 'fill_bytes', 'is_host_copy', 'custom_op_body', 'triton_op_body',
-           'op_record', 'OpTracer', 'OtherThreadOps', 'harness_snapshot', 'replaced_attributes', 'active_modes',
-           'concurrency_snapshot', 'leftover_concurrency']
+__all__ = ['ALWAYS_ALLOWED_OPS', 'INTERPRETER_OPS', 'UNINITIALIZED_OPS', 'HOST_TRANSFER_METHODS', 'TIMER_FUNCTIONS',
+           'WATCHED_NAMESPACES', 'HARNESS_CLASSES', 'HARNESS_MODULES', 'install_triton_hooks', 'triton_hooks_intact',
+           'remove_triton_hooks', 'in_triton_interpreter', 'LaunchCounter', 'fill_bytes', 'is_host_copy',
+           'custom_op_body', 'triton_op_body', 'trusted_view', 'op_record', 'OpTracer', 'OtherThreadOps',
+           'harness_snapshot', 'replaced_attributes', 'active_modes', 'concurrency_snapshot', 'leftover_concurrency']
 
 # %% ../nbs/06_trace.ipynb #5c09a8ef
 _LISTENERS: list = []             # active LaunchCounter objects
@@ -141,16 +142,47 @@ def triton_op_body(name:str):
 def _tensors(x) -> list: return [t for t in tree_flatten(x)[0] if isinstance(t, torch.Tensor)]
 def _dtype(t:torch.Tensor) -> str: return str(t.dtype).removeprefix('torch.')
 
-def op_record(func, args, kwargs, out, time_s:float|None=None, in_launch:bool=False) -> dict:
+def _storage_id(t:torch.Tensor):
+    "Which storage `t` lives in (the storage object's own address, also on the meta device); None for a tensor without one."
+    try: return t.untyped_storage()._cdata
+    except Exception: return None
+
+def trusted_view(func, args, kwargs, out) -> bool:
+    "Whether an op is a view: aten's own schema says so (another namespace's schema is its author's word), and every tensor it returns shares storage with a tensor argument."
+    if not getattr(func, 'is_view', False) or getattr(func, 'namespace', None) != 'aten': return False
+    ins, outs = {_storage_id(t) for t in _tensors((args, kwargs))} - {None}, _tensors(out)
+    return bool(outs) and all(_storage_id(t) in ins for t in outs)
+
+def op_record(func, args, kwargs, out, time_s:float|None=None, in_launch:bool=False, view:bool|None=None) -> dict:
     "One op of a call, as plain data: its name, the shapes and dtypes of its tensor arguments and outputs, elements in and out, time."
     ins, outs = _tensors((args, kwargs)), _tensors(out)
+    view = trusted_view(func, args, kwargs, out) if view is None else view
     return dict(name=func._schema.name, shapes=[list(t.shape) for t in ins], dtypes=[_dtype(t) for t in ins],
                 out_shapes=[list(t.shape) for t in outs], out_dtypes=[_dtype(t) for t in outs],
                 in_elems=sum(t.numel() for t in ins), out_elems=sum(t.numel() for t in outs),
-                time_s=time_s, view=bool(getattr(func, 'is_view', False)), in_launch=in_launch)
+                time_s=time_s, view=view, in_launch=in_launch)
 
 def _n_out(out) -> int:
     return sum(t.numel() for t in (out if isinstance(out, (tuple, list)) else [out]) if isinstance(t, torch.Tensor))
+
+# %% ../nbs/06_trace.ipynb #4f7a1c20
+HOST_TRANSFER_METHODS = ('tolist', 'numpy', '__array__', '__dlpack__', 'untyped_storage', 'storage')   # tensor data handed to Python
+
+class _HostWatch(TorchFunctionMode):
+    "Records the caller's hand-overs of tensor data to Python (on the CPU no aten op runs for them) as records of its tracer."
+    def __init__(self, tracer): super().__init__(); self.tracer = tracer
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name, kwargs, tr = getattr(func, '__name__', ''), kwargs or {}, self.tracer
+        if name not in HOST_TRANSFER_METHODS or tr._own or _INTERPRETER_DEPTH[0] or not args or not isinstance(args[0], torch.Tensor):
+            return func(*args, **kwargs)
+        t0 = _clock(); out = func(*args, **kwargs); dt = _clock() - t0
+        x, key = args[0], f"host::{name}"
+        tr.host_transfers[key] = tr.host_transfers.get(key, 0) + x.numel()
+        if tr.records is not None:
+            tr.records.append(dict(name=key, shapes=[list(x.shape)], dtypes=[_dtype(x)], out_shapes=[], out_dtypes=[], in_elems=x.numel(),
+                                   out_elems=0, time_s=dt if tr.timing else None, view=False, in_launch=False, tracer_s=0.0))
+        return out
+
 
 # %% ../nbs/06_trace.ipynb #a1c0ffee
 class OpTracer(TorchDispatchMode):
@@ -173,6 +205,8 @@ class OpTracer(TorchDispatchMode):
         self.custom_ops: dict[str, int] = {}        # torch.library.custom_op -> count; their bodies are traced as the caller's
         self.records: list|None = [] if records else None   # op_record per op of the caller, in order
         self.tampering: list[str] = []              # what was done to this tracer while it was active, in words
+        self.host_transfers: dict[str, int] = {}    # 'host::tolist' -> elements handed to Python (records too, with `records`)
+        self._host_watch, self._own = _HostWatch(self), 0   # the function mode that sees them; > 0 while the tracer's own code runs
 
     def _run(self, func, args, kwargs):
         if self.timing == 'cuda':
@@ -196,25 +230,28 @@ class OpTracer(TorchDispatchMode):
             self.interpreter_ops[name] = self.interpreter_ops.get(name, 0) + 1
             return func(*args, **kwargs)
         self.ops[name] = self.ops.get(name, 0) + 1
-        if getattr(func, 'is_view', False): self.views.add(name)
         if is_host_copy(name, args, kwargs): self.host_copies += 1
         out, t = self._run(func, args, kwargs)
-        self.record_op(func, args, kwargs, out, t)
-        if self.fill_pattern is not None and name in UNINITIALIZED_OPS and not _INTERPRETER_DEPTH[0] and isinstance(out, torch.Tensor):
-            fill_bytes(out, self.fill_pattern)
+        self._own += 1
+        try:
+            if self.record_op(func, args, kwargs, out, t): self.views.add(name)
+            if self.fill_pattern is not None and name in UNINITIALIZED_OPS and not _INTERPRETER_DEPTH[0] and isinstance(out, torch.Tensor):
+                fill_bytes(out, self.fill_pattern)
+        finally: self._own -= 1
         if t_in is not None: self.records[-1]['tracer_s'] = max(0.0, _clock() - t_in - t)   # the tracer's own time on this op
         return out
 
-    def record_op(self, func, args, kwargs, out, time):
-        "Called for every op of the caller: keeps its record, counts its FLOPs (with a flop_counter) and calls `on_op`."
-        name = func._schema.name
+    def record_op(self, func, args, kwargs, out, time) -> bool:
+        "Called for every op of the caller: keeps its record, counts its FLOPs (with a flop_counter) and calls `on_op`; whether it is a `trusted_view`."
+        name, view = func._schema.name, trusted_view(func, args, kwargs, out)
         if self.records is not None:
-            self.records.append(op_record(func, args, kwargs, out, time if isinstance(time, float) else None, _INTERPRETER_DEPTH[0] > 0))
+            self.records.append(op_record(func, args, kwargs, out, time if isinstance(time, float) else None, _INTERPRETER_DEPTH[0] > 0, view))
             if isinstance(time, tuple): self.records[-1]['_events'] = time
-        if self.flop_counter is not None and name not in ALWAYS_ALLOWED_OPS and not getattr(func, 'is_view', False):
+        if self.flop_counter is not None and name not in ALWAYS_ALLOWED_OPS and not view:
             f = self.flop_counter(func, args, kwargs, out)
             self.flops[name] = self.flops.get(name, 0.0) + (float(_n_out(out)) if f is None else f)
         if self.on_op is not None: self.on_op(func, args, kwargs, out, time)
+        return view
 
     def compute_ops(self) -> set:
         "The recorded ops other than allocation, view, copy and reshape."
@@ -229,11 +266,20 @@ def _fingerprint(tracer) -> dict:
 def __enter__(self:OpTracer):
     TorchDispatchMode.__enter__(self)
     self.__dict__.setdefault('_guards', []).append(_fingerprint(self))
+    self._host_watch.__enter__()
     return self
 
 @patch
 def __exit__(self:OpTracer, *exc):
     from torch.utils._python_dispatch import _get_current_dispatch_mode_stack, _pop_mode, _push_mode
+    from torch.overrides import _get_current_function_mode_stack
+    fstack = _get_current_function_mode_stack()
+    if self._host_watch in fstack:   # function modes the caller left above it go too
+        above = fstack[fstack.index(self._host_watch) + 1:]
+        if above: self.tampering.append(f"function modes were left above the tracer: {', '.join(type(m).__name__ for m in above)}")
+        for _ in above: torch._C._pop_torch_function_stack()
+        self._host_watch.__exit__(*exc)
+    else: self.tampering.append("the tracer's host-transfer watch was taken off the function mode stack while it was active")
     before, stack = self._guards.pop(), _get_current_dispatch_mode_stack()
     now = _fingerprint(self)
     changed = sorted(k for k in before.keys() | now.keys() if before.get(k) != now.get(k))

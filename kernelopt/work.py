@@ -10,8 +10,8 @@ from dataclasses import dataclass
 # %% auto #0
 __all__ = ['ALLOCATION_OPS', 'VIEW_LIKE_OPS', 'COPY_OPS', 'REDUCTION_OPS', 'REDUCTION_OUT_MULTIPLE', 'GLUE_BUDGET_PCT',
            'HEAVY_FAMILIES', 'HEAVY_OPS', 'LIBRARY_MAX_PCT', 'SHARED_OP_MAX_PCT', 'UNEXPLAINED_MAX_PCT',
-           'UNEXPLAINED_MIN_S', 'glue_kind', 'normalize_op', 'cost_unit', 'op_cost', 'WorkAccount', 'split_glue',
-           'account_work']
+           'UNEXPLAINED_MIN_S', 'HOST_MAX_ELEMS', 'glue_kind', 'normalize_op', 'cost_unit', 'op_cost', 'WorkAccount',
+           'split_glue', 'account_work']
 
 # %% ../nbs/07a_work.ipynb #c8cf2d82
 def _names(s:str) -> frozenset: return frozenset(f"aten::{n}" for n in s.split())
@@ -36,7 +36,7 @@ def glue_kind(
     out_elems:int,       # elements of the candidate's outputs
 ) -> str|None:           # 'view', 'allocation', 'copy', 'reduction', 'integer' or None (library work)
     "What kind of glue an op is, by the short list; None when it is library work."
-    if r['view'] or r['name'] in VIEW_LIKE_OPS: return 'view'
+    if (r['view'] and r['name'].startswith('aten::')) or r['name'] in VIEW_LIKE_OPS: return 'view'   # only aten's own schemas are views
     if r['name'] in ALLOCATION_OPS: return 'allocation'
     if r['name'] in COPY_OPS and len(set(r['dtypes'] + r.get('out_dtypes', []))) <= 1: return 'copy'
     if _integer_only(r): return 'integer'
@@ -85,6 +85,7 @@ LIBRARY_MAX_PCT = 10.0       # library work may cost at most this share of the r
 SHARED_OP_MAX_PCT = 5.0      # one op the reference also runs may cost at most this share of the reference's cost
 UNEXPLAINED_MAX_PCT = 50.0   # time inside the call that is neither a traced op nor a launch: at most this share of the call
 UNEXPLAINED_MIN_S = 0.002    # below this many seconds, unexplained time is noise and never a problem
+HOST_MAX_ELEMS = 64          # floating-point elements a call may hand to Python (.tolist, .numpy...), all transfers together
 
 @dataclass
 class WorkAccount:
@@ -101,6 +102,8 @@ class WorkAccount:
     unexplained_pct: float|None  # unexplained_s as a share of the call time
     call_time_s: float|None = None
     launch_time_s: float|None = None
+    host_elems: int = 0        # floating-point elements handed to Python ('host::tolist' records), together
+    host_ops: dict = dataclasses.field(default_factory=dict)   # 'host::numpy' -> elements, every dtype
 
     def problems(self) -> list[str]:
         "Why the work is not the candidate's kernels', in plain sentences; empty when it is."
@@ -114,6 +117,9 @@ class WorkAccount:
         if self.unexplained_s is not None and self.unexplained_s > UNEXPLAINED_MIN_S and self.unexplained_pct > UNEXPLAINED_MAX_PCT:
             out.append(f"{self.unexplained_pct:.0f}% of the call's time ({self.unexplained_s * 1e3:.1f} ms) was neither a traced op "
                        f"nor a launch of the candidate (at most {UNEXPLAINED_MAX_PCT:g}%)")
+        if self.host_elems > HOST_MAX_ELEMS:
+            out.append(f"the call handed {self.host_elems} floating-point elements of tensor data to Python ({', '.join(self.host_ops)}; "
+                       f"at most {HOST_MAX_ELEMS}): work done on them there is no kernel's")
         return out
 
     def to_dict(self) -> dict: return dataclasses.asdict(self)
@@ -143,7 +149,8 @@ def account_work(
 ) -> WorkAccount:
     "Price the library work of a candidate's call against the reference's own cost."
     allowed = {normalize_op(o) for o in allowed_ops}
-    cand = [r for r in candidate_records if r['name'] not in allowed]
+    host = [r for r in candidate_records if r['name'].startswith('host::')]   # data handed to Python: counted by elements, below
+    cand = [r for r in candidate_records if r['name'] not in allowed and not r['name'].startswith('host::')]
     unit = cost_unit(cand, reference_records)
     ref_cost = sum(op_cost(r, unit) for r in reference_records)
     library, glue = split_glue(cand, candidate_out_elems, sum(_touched(r) for r in reference_records))
@@ -162,4 +169,10 @@ def account_work(
         pct = _pct(unexplained, call_time_s)
     return WorkAccount(unit=unit, reference_cost=ref_cost, library_cost=sum(costs.values()), library_pct=_pct(sum(costs.values()), ref_cost),
                        library_ops=costs, glue_ops=glue, heavy_ops=heavy, shared_ops=shared, unexplained_s=unexplained,
-                       unexplained_pct=pct, call_time_s=call_time_s, launch_time_s=launch_time_s)
+                       unexplained_pct=pct, call_time_s=call_time_s, launch_time_s=launch_time_s,
+                       host_elems=sum(r['in_elems'] for r in host if not _integer_only(r)), host_ops=_by_name(host))
+
+def _by_name(records:list) -> dict:
+    out = {}
+    for r in records: out[r['name']] = out.get(r['name'], 0) + r['in_elems']
+    return out
