@@ -7,8 +7,12 @@
 (c) What the sandbox (kernelopt.sandbox) adds to one candidate worker, on both launch paths: a plain subprocess
     (`popen_sandboxed` vs `subprocess.Popen`) and a child forked from a process that imported torch (`enter_sandbox` in
     the child vs a bare fork), each ended with `kill_sandbox`. Goal: under 0.3 s per candidate.
+(d) What one `Benchmark.benchmark_kernel` costs end to end for a trivial candidate (plain check, 2 warm-up and 20 timed
+    calls, the reference timed once beforehand and reused), through the fork server: the timing process and everything the
+    parent does around it (the answer check, and since issue 21 the secret seed, the clock cross-check and the reference
+    answers drawn after the run). Run it on two checkouts to compare: `PYTHONPATH=<checkout> python benchmarks/bench_overhead.py --part candidate`.
 
-Run: python benchmarks/bench_overhead.py [--repeats 5] [--part all|isolation|host_timer|sandbox] [--json]
+Run: python benchmarks/bench_overhead.py [--repeats 5] [--part all|isolation|host_timer|sandbox|candidate] [--json]
 Other processes on the machine add noise; the script prints the load average next to the numbers.
 """
 import argparse, json, os, platform, statistics, tempfile, textwrap, time
@@ -42,24 +46,34 @@ def kernel_function(x):
 '''   # a Triton kernel (interpreted on the CPU): the timed calls are audited, and must launch one
 
 
+def _in_process(payload:dict) -> dict:
+    "Run the timing process's function in this process, with the parent's side of its conversation on a thread."
+    import socket, threading
+    from kernelopt.isolate import Channel
+    from kernelopt.timing import timing_main
+    from kernelopt.benchmark import _Talk
+    mine, theirs = socket.socketpair()
+    talk = _Talk(6 if payload.get('candidate_path') else 0)
+    t = threading.Thread(target=talk, args=(Channel(mine), time.monotonic() + 120)); t.start()
+    try: return timing_main(payload, Channel(theirs))
+    finally: t.join(); mine.close(); theirs.close()
+
+
 def isolation_overhead(repeats:int) -> dict:
-    "Median wall time of one candidate evaluation (load, plain check, time 1+3 calls, audit and check the timed ones) in-process vs in a fresh process."
-    from kernelopt.benchmark import _bench_child
+    "Median wall time of one candidate's timing process (load, plain check, time 1+3 calls, audit the traced ones, send picked answers) in-process vs in a fresh process."
     from kernelopt.isolate import fork_server_for, run_isolated   # here, so --part sandbox runs on its own
+    from kernelopt.benchmark import _Talk
     d = Path(tempfile.mkdtemp(prefix='kernelopt-overhead-'))
     (d/'problem.py').write_text(TRIVIAL_PROBLEM); (d/'candidate.py').write_text(TRIVIAL_CANDIDATE)
-    base = dict(problem_path=str(d/'problem.py'), overrides={}, device='cpu', dtype=None, seed=0, warmup=1, trials=3,
-                check='plain', check_seeds=[1000, 1001], ref_outputs=str(d/'ref.pt'), timed_outputs=str(d/'ref-timed.pt'),
-                check_trials=[0, 1, 2], cpu_threads=1)
-    _bench_child({**base, 'candidate_path': None})       # writes the reference outputs the check reads
-    cand = {**base, 'candidate_path': str(d/'candidate.py')}
-    t0 = time.perf_counter(); fs = fork_server_for(); zygote_start = time.perf_counter() - t0
+    cand = dict(problem_path=str(d/'problem.py'), overrides={}, device='cpu', dtype='float32', seed=0, warmup=1, trials=3,
+                check='plain', check_seeds=[1000, 1001], traced_trials=[0, 1, 2], cpu_threads=1, candidate_path=str(d/'candidate.py'))
+    t0 = time.perf_counter(); fs = fork_server_for(preload=('kernelopt.timing',)); zygote_start = time.perf_counter() - t0
     inproc, iso, forked = [], [], []
     for _ in range(repeats):
-        t0 = time.perf_counter(); v = _bench_child(cand); inproc.append(time.perf_counter() - t0)
+        t0 = time.perf_counter(); v = _in_process(cand); inproc.append(time.perf_counter() - t0)
         assert v['status'] == 'ok', v
         for path, walls in ((False, iso), (fs, forked)):
-            r = run_isolated('kernelopt.benchmark:_bench_child', cand, timeout_s=120, work_dir=d, fork_server=path)
+            r = run_isolated('kernelopt.timing:timing_main', cand, timeout_s=120, work_dir=d, fork_server=path, converse=_Talk(6))
             assert r.status == 'ok' and r.value['status'] == 'ok', (r.status, r.message, r.stderr_tail)
             walls.append(r.wall_s)
     t0 = time.perf_counter(); r = run_isolated('json:dumps', {}, timeout_s=120, work_dir=d); bare = time.perf_counter() - t0
@@ -87,6 +101,26 @@ def host_timer_agreement(repeats:int) -> dict:
     return dict(op='torch.mm 256x256 fp32, 1 thread', time_on_host_median_ms=statistics.median(ours),
                 timer_blocked_autorange_median_ms=statistics.median(theirs), ratio=ratio, ratios=ratios,
                 goal_pct=10.0, meets_goal=abs(ratio - 1) <= 0.10)
+
+
+def candidate_cost(repeats:int) -> dict:
+    "Median wall time of `Benchmark.benchmark_kernel` on a trivial candidate (reference timed once first), fork server."
+    import kernelopt
+    from kernelopt.benchmark import Benchmark
+    from kernelopt.problem import load_problem
+    d = Path(tempfile.mkdtemp(prefix='kernelopt-overhead-'))
+    (d/'problem.py').write_text(TRIVIAL_PROBLEM); (d/'candidate.py').write_text(TRIVIAL_CANDIDATE)
+    b = Benchmark(d/'work', device='cpu', warmup=2, trials=20, check='plain', timeout_s=120)
+    prob = load_problem(d/'problem.py')
+    t0 = time.perf_counter(); ref = b.benchmark_pytorch(prob); first = time.perf_counter() - t0
+    assert ref.status == 'ok', ref.message
+    walls, timed = [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter(); r = b.benchmark_kernel(d/'candidate.py', prob); walls.append(time.perf_counter() - t0)
+        assert r.status == 'ok', (r.status, r.message)
+        timed.append(r.stats.median_ms)
+    return dict(kernelopt=str(Path(kernelopt.__file__).parent), reference_first_s=first, candidate_s=statistics.median(walls),
+                candidate_all_s=walls, candidate_median_ms=statistics.median(timed), warmup=2, trials=20)
 
 
 def _popen_wall(argv, policy=None) -> float:
@@ -144,12 +178,12 @@ def sandbox_overhead(repeats:int) -> dict:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--repeats', type=int, default=5)
-    ap.add_argument('--part', choices=['all', 'isolation', 'host_timer', 'sandbox'], default='all')
+    ap.add_argument('--part', choices=['all', 'isolation', 'host_timer', 'sandbox', 'candidate'], default='all')
     ap.add_argument('--json', action='store_true')
     args = ap.parse_args(argv)
     res = dict(machine=dict(cpu=platform.processor() or platform.machine(), cores=os.cpu_count(), python=platform.python_version(),
                             kernel=platform.release(), torch=torch.__version__, load_avg_before=os.getloadavg()))
-    parts = dict(isolation=isolation_overhead, host_timer=host_timer_agreement, sandbox=sandbox_overhead)
+    parts = dict(isolation=isolation_overhead, host_timer=host_timer_agreement, sandbox=sandbox_overhead, candidate=candidate_cost)
     for name, fn in parts.items():
         if args.part in ('all', name): res[name] = fn(args.repeats)
     res['machine']['load_avg_after'] = os.getloadavg()
@@ -160,6 +194,13 @@ def main(argv=None):
     if 'isolation' in res: _print_isolation(res['isolation'], args.repeats)
     if 'host_timer' in res: _print_host_timer(res['host_timer'])
     if 'sandbox' in res: _print_sandbox(res['sandbox'], args.repeats)
+    if 'candidate' in res: _print_candidate(res['candidate'], args.repeats)
+
+
+def _print_candidate(c:dict, repeats:int):
+    print(f"(d) Benchmark.benchmark_kernel, trivial candidate, {c['warmup']} warm-up + {c['trials']} timed calls, plain check, fork server "
+          f"(kernelopt from {c['kernelopt']}): {c['candidate_s']:.3f} s per candidate (median of {repeats}; "
+          f"{min(c['candidate_all_s']):.3f}-{max(c['candidate_all_s']):.3f} s); the reference's first timing {c['reference_first_s']:.3f} s")
 
 
 def _print_sandbox(s:dict, repeats:int):

@@ -34,12 +34,14 @@ def _sol(args):
 
 # %% ../nbs/21c_cli_measure.ipynb #f052a6f8
 @command('bench', "Time a problem's PyTorch reference and, optionally, a candidate kernel", [*problem_args(optional=True),
-         arg('--baseline', choices=['eager', 'compile'], default='eager', help='reference: PyTorch eager or torch.compile'), WARMUP(25), TRIALS(100), TIMEOUT(300)])
+         arg('--baseline', choices=['eager', 'compile'], default='eager', help='reference: PyTorch eager or torch.compile'), WARMUP(25), TRIALS(100), TIMEOUT(300),
+         arg('--seed', type=COUNT, help='draw the timed inputs and weights from this seed, to reproduce a run (default: a secret one per run, shown in the result)')])
 def _bench(args):
     from kernelopt.benchmark import Benchmark; from kernelopt.isolate import GPULock, GPULockTimeout
     problem, candidate = load_args(args, command='bench', warmup=args.warmup, trials=args.trials)
     with tempfile.TemporaryDirectory(prefix='kernelopt-bench-') as work:   # nothing is left behind
-        b = Benchmark(work, args.device, lock=GPULock(args.device), timeout_s=args.timeout, warmup=args.warmup, trials=args.trials, dtype=args.dtype)
+        b = Benchmark(work, args.device, lock=GPULock(args.device), timeout_s=args.timeout, warmup=args.warmup, trials=args.trials, dtype=args.dtype,
+                      seed=args.seed)
         try: res = b.benchmark_kernel(candidate, problem, args.baseline) if candidate else b.benchmark_pytorch(problem, args.baseline)
         except GPULockTimeout as e: print(f"kernelopt bench: {e}", file=sys.stderr); return 1
     emit(args, res); return 0 if res.status == 'ok' else 1
