@@ -18,9 +18,9 @@ from .peaks import HardwarePeaks, roofs_for, floor_time_s
 # %% auto #0
 __all__ = ['INTERPRETER_SLOWDOWN', 'EAGER_SLOWDOWN', 'MEASURED_OVERHEAD', 'CALIBRATION_LOAD', 'DEFAULT_BUDGET_S', 'BUDGET_ENV',
            'VERIFY_EXTRA_CALLS', 'VERIFY_EXTRA_REFERENCE', 'COMMAND_DEFAULTS', 'MIN_SIZE', 'TRACED_TRIALS',
-           'CommandCalls', 'command_calls', 'load_factor', 'WorkEstimate', 'estimate_work', 'format_overrides',
-           'WorkTooLargeError', 'fitting_overrides', 'cpu_budget_s', 'check_work_fits', 'timed_samples_text',
-           'estimate_report']
+           'CommandCalls', 'command_calls', 'load_factor', 'format_duration', 'WorkEstimate', 'estimate_work',
+           'format_overrides', 'WorkTooLargeError', 'fitting_overrides', 'cpu_budget_s', 'check_work_fits',
+           'timed_samples_text', 'estimate_report']
 
 # %% ../nbs/09a_estimate.ipynb #8b661c50
 # Interpreted time of one Triton kernel call / its roofline floor on the CPU. Measured with benchmarks/bench_estimate.py on
@@ -95,13 +95,15 @@ def load_factor(
     return max(1.0, max(1.0, (load + 1) / cores) / max(1.0, (calibration_load + 1) / cores))
 
 # %% ../nbs/09a_estimate.ipynb #ee4b8f3c
-def _duration(s:float) -> str:
+def format_duration(s:float) -> str:
     "Seconds in words a person reads: '3 days', '5.1 h', '3.2 min', '45 s', '240 ms', '48 us'."
     num = lambda x: f"{x:.2g}" if x < 10 else f"{x:.0f}"
     if not math.isfinite(s): return 'forever'
     for unit, n in (('days', 86400), ('h', 3600), ('min', 60)):
         if s >= 2 * n: return f"{num(s / n)} {unit}"
     return f"{num(s)} s" if s >= 1 else f"{num(s * 1e3)} ms" if s >= 1e-3 else f"{num(s * 1e6)} us"
+
+_duration = format_duration
 
 def _calls_text(est) -> str:
     "What the calls cost, e.g. '137 interpreted kernel calls of ~17 min each, 133 reference calls of ~0.2 s'."
