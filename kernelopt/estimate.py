@@ -16,11 +16,11 @@ from .flops import problem_flops_bytes
 from .peaks import HardwarePeaks, roofs_for, floor_time_s
 
 # %% auto #0
-__all__ = ['INTERPRETER_SLOWDOWN', 'EAGER_SLOWDOWN', 'MEASURED_OVERHEAD', 'CALIBRATION_LOAD', 'DEFAULT_BUDGET_S', 'BUDGET_ENV',
-           'VERIFY_EXTRA_CALLS', 'VERIFY_EXTRA_REFERENCE', 'COMMAND_DEFAULTS', 'MIN_SIZE', 'TRACED_TRIALS',
-           'CommandCalls', 'command_calls', 'load_factor', 'format_duration', 'WorkEstimate', 'estimate_work',
-           'format_overrides', 'WorkTooLargeError', 'fitting_overrides', 'cpu_budget_s', 'check_work_fits',
-           'timed_samples_text', 'estimate_report']
+__all__ = ['INTERPRETER_SLOWDOWN', 'EAGER_SLOWDOWN', 'MEASURED_OVERHEAD', 'START_S', 'CALIBRATION_LOAD', 'DEFAULT_BUDGET_S',
+           'BUDGET_ENV', 'VERIFY_EXTRA_CALLS', 'VERIFY_EXTRA_REFERENCE', 'COMMAND_DEFAULTS', 'MIN_SIZE',
+           'TRACED_TRIALS', 'CommandCalls', 'command_calls', 'load_factor', 'format_duration', 'WorkEstimate',
+           'estimate_work', 'format_overrides', 'WorkTooLargeError', 'fitting_overrides', 'cpu_budget_s',
+           'check_work_fits', 'timed_samples_text', 'estimate_report']
 
 # %% ../nbs/09a_estimate.ipynb #8b661c50
 # Interpreted time of one Triton kernel call / its roofline floor on the CPU. Measured with benchmarks/bench_estimate.py on
@@ -36,6 +36,9 @@ EAGER_SLOWDOWN = 20.0
 # example (benchmarks/bench_estimate.py --validate): 1.9 at --trials 20 --warmup 5, 2.1 at the defaults (issue 23: 6m20s for a
 # 3-minute estimate). The rest is verification's extra inputs and second size, the traced calls, and the processes' start.
 MEASURED_OVERHEAD = 2.0
+# Seconds a command spends before and around its calls (starting its worker processes, each importing torch and Triton), at the
+# calibration's load: `kernelopt bench` of a 8x256 softmax with --trials 12 took 22 s at load 11.8 against 5.6 s for its calls.
+START_S = 10.0
 CALIBRATION_LOAD = 6.0                # 1-minute load average of the 2-core machine while the factors above were measured
 DEFAULT_BUDGET_S = 180.0              # seconds of work a command may start on the CPU without being told otherwise
 BUDGET_ENV = 'KERNELOPT_CPU_BUDGET_S' # environment variable that sets that budget, in seconds ('inf': no limit)
@@ -130,6 +133,7 @@ class WorkEstimate:
     overhead:float=1.0     # the command's wall time / its counted calls' time (`MEASURED_OVERHEAD` on the CPU)
     load_factor:float=1.0  # how much busier the machine is than when the slowdowns were measured (`load_factor`)
     load:float|None=None   # the 1-minute load average it was read from
+    start_s:float=0.0      # seconds to start the command's processes (`START_S` on the CPU), before the load factor
 
     def to_dict(self) -> dict:
         "The estimate as a JSON-able dict (the roofs as `HardwarePeaks.to_dict`)."
@@ -146,7 +150,8 @@ class WorkEstimate:
 def _factors_text(est) -> str:
     "The calibration factors of an estimate, e.g. ' x overhead 2 x load 1.3 (load average 8.2)'."
     load = f" (load average {est.load:.1f})" if est.load is not None else ''
-    return (f" x overhead {est.overhead:.2g}" if est.overhead != 1 else '') + (f" x load {est.load_factor:.2g}{load}" if est.load_factor != 1 else '')
+    return ((f" x overhead {est.overhead:.2g}" if est.overhead != 1 else '') + (f" + {est.start_s:g} s to start" if est.start_s else '') +
+            (f", x load {est.load_factor:.2g}{load}" if est.load_factor != 1 else ''))
 
 # %% ../nbs/09a_estimate.ipynb #bf6a8843
 def _as_problem(problem, overrides:dict|None=None) -> Problem:
@@ -182,6 +187,7 @@ def estimate_work(
     peaks:HardwarePeaks|None=None,      # the roofs; None: `roofs_for(device, dtype)` (measured once per machine, cached)
     overhead:float=MEASURED_OVERHEAD,   # the command's wall time / its counted calls' time, on the CPU
     load:float|None=None,               # the machine's 1-minute load average; None: read it now (`os.getloadavg`)
+    start_s:float=START_S,              # seconds to start the command's processes, on the CPU (0: calls alone)
 ) -> WorkEstimate:
     "Estimated seconds of a command's work: one call's roofline floor x the calls x the interpreter's (or eager) slowdown."
     slowdown, eager_slowdown = _positive('slowdown', slowdown), _positive('eager_slowdown', eager_slowdown)
@@ -191,15 +197,15 @@ def estimate_work(
         if command is None: raise ValueError("give the calls to count: a command ('verify', 'bench', ...) or calls=CommandCalls(...)")
         calls = command_calls(command)
     overhead = _positive('overhead', overhead)
-    if dev.type != 'cpu': slowdown = eager_slowdown = overhead = 1.0
+    if dev.type != 'cpu': slowdown, eager_slowdown, overhead, start_s = 1.0, 1.0, 1.0, 0.0
     flops, nbytes = _count_work(prob, dt)
     peaks = peaks or roofs_for(dev, dt)
     floor = floor_time_s(flops, nbytes, peaks)
     load = _load_average() if load is None else load
     factor = load_factor(load) if dev.type == 'cpu' else 1.0
-    seconds = floor * (calls.kernel * slowdown + calls.reference * eager_slowdown) * overhead * factor
+    seconds = (floor * (calls.kernel * slowdown + calls.reference * eager_slowdown) * overhead + start_s) * factor
     return WorkEstimate(seconds, flops, nbytes, floor, calls, slowdown, eager_slowdown, peaks, prob.path, dict(prob.sizes),
-                        command, dtype_name(dt), overhead, factor, load)
+                        command, dtype_name(dt), overhead, factor, load, start_s)
 
 # %% ../nbs/09a_estimate.ipynb #48710c02
 def format_overrides(overrides:dict) -> str:
@@ -335,5 +341,5 @@ def estimate_report(
     if est is None: return f"took {_duration(wall_s)} (no estimate on {'this device' if wall_s else 'it'})"
     ratio = wall_s / est.seconds if est.seconds > 0 else math.inf
     load = f", load average {est.load:.1f}" if est.load is not None else ''
-    return (f"estimated {_duration(est.seconds)} (x{est.overhead:.2g} overhead, x{est.load_factor:.2g} load{load}), "
+    return (f"estimated {_duration(est.seconds)} (x{est.overhead:.2g} overhead, +{est.start_s:g} s start, x{est.load_factor:.2g} load{load}), "
             f"took {_duration(wall_s)}: {ratio:.2g}x the estimate")

@@ -160,7 +160,7 @@ class SuiteResult:
         fitted = [r for r in self.records if r.get('fitted')]
         if fitted: lines += ['', 'shrunk to fit (--fit):'] + [f"  {r['name']}: {_fmt(r['sizes'])}" for r in fitted]
         bad = [r for r in self.records if r['status'] != 'passed']
-        if bad: lines += ['', 'not passed:'] + [f"  {r['name']}: {r['status']}" + (f" - {r['reason'][:120]}" if r['reason'] else '') for r in bad]
+        if bad: lines += ['', 'not passed:'] + [f"  {r['name']}: {r['status']}" + (f" - {r['reason'] if r['status'] == 'too_large' else r['reason'][:120]}" if r['reason'] else '') for r in bad]   # too_large: the whole --set that fits
         lines += ['', f"records: {Path(self.out)/RESULTS}" + (f"; report: {self.report_html}" if self.report_html else '')]
         return '\n'.join(lines)
 
