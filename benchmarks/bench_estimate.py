@@ -6,10 +6,15 @@ CPU (median of `--repeats` calls after one untimed call) and divides by the call
 `floor_time_s(problem_flops_bytes(problem), roofs_for('cpu'))`. It also times the reference model (PyTorch eager) the
 same way, at these sizes and at a few larger ones (eager only): the eager slowdown. The ratios are what `kernelopt.estimate.INTERPRETER_SLOWDOWN` and `EAGER_SLOWDOWN` record.
 
-Run: python benchmarks/bench_estimate.py [--repeats 3] [--json]
-Other processes on the machine add noise; the script prints the load average next to the numbers. ~1-2 min on 2 cores.
+With --validate it instead runs whole `kernelopt bench` commands on the softmax example (the CLI, as a user runs it) and
+prints each command's estimate (`kernelopt.estimate.estimate_work`, read before it starts, with the load average then)
+next to its wall time and the load average at its end: the check of `MEASURED_OVERHEAD` and of the load factor.
+
+Run: python benchmarks/bench_estimate.py [--repeats 3] [--json]      (~1-2 min on 2 cores)
+     python benchmarks/bench_estimate.py --validate                   (~5 min on 2 cores)
+Other processes on the machine add noise; the script prints the load average next to the numbers.
 """
-import argparse, json, math, os, platform, statistics, tempfile, time
+import argparse, json, math, os, platform, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
 os.environ.setdefault('TRITON_INTERPRET', '1')
@@ -62,11 +67,26 @@ def time_call(fn, inputs, repeats:int) -> float:
             t0 = time.perf_counter(); fn(*inputs); ts.append(time.perf_counter() - t0)
     return min(ts)
 
+VALIDATE = [(dict(batch_size=64, dim=1024), dict(trials=20, warmup=5)), (dict(batch_size=16, dim=1024), dict(trials=100, warmup=25))]
+
+def validate():
+    "Run `kernelopt bench` on the softmax example at a few settings; print estimate, wall time and load for each."
+    from kernelopt.estimate import command_calls, estimate_work, estimate_report
+    sm = ROOT/'examples/softmax'
+    for sizes, settings in VALIDATE:
+        est = estimate_work(sm/'problem.py', overrides=sizes, calls=command_calls('bench', **settings))
+        cmd = [str(Path(sys.executable).parent/'kernelopt'), 'bench', str(sm/'problem.py'), str(sm/'kernel.py'), '--max-minutes', '60',
+               '--set', *[f"{k}={v}" for k, v in sizes.items()], '--trials', str(settings['trials']), '--warmup', str(settings['warmup'])]
+        t0 = time.perf_counter(); r = subprocess.run(cmd, capture_output=True, text=True); wall = time.perf_counter() - t0
+        print(f"bench {' '.join(cmd[4:])}: exit {r.returncode}; {estimate_report(est, wall)}; load at the end {os.getloadavg()[0]:.1f}")
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--repeats', type=int, default=3)
     ap.add_argument('--json', action='store_true')
+    ap.add_argument('--validate', action='store_true', help='time whole `kernelopt bench` commands against their estimates')
     a = ap.parse_args()
+    if a.validate: return validate()
     peaks = roofs_for('cpu')
     load0, rows = os.getloadavg()[0], []
     with tempfile.TemporaryDirectory() as d:

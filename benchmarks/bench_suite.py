@@ -7,7 +7,12 @@ honest, wrong, cheating, crashing and missing candidates, each copied --copies t
 suite has enough pairs. Each configuration scores the same pairs into a fresh run folder (nothing is resumed).
 Ray's start (`ray.init`) is timed apart from the suite: a cluster is started once and serves many suites.
 
+With --fit it instead runs `suite eval --fit` on the KernelBench-shaped fixtures (nbs/fixtures/suite/kernelbench, with the
+candidates of nbs/fixtures/suite/kernelbench_candidates) and prints, per pair, the sizes it ran at, its work estimated
+before it ran and the worker's wall time on it: how well a pair's estimate holds in a suite.
+
 Run: python benchmarks/bench_suite.py [--copies 3] [--timeout 60] [--json]
+     python benchmarks/bench_suite.py --fit [--max-minutes 1]
 Other processes on the machine add noise; the script prints the load average next to the numbers.
 """
 import argparse, json, os, platform, shutil, tempfile, time
@@ -44,12 +49,29 @@ def run(probs, cands, out, timeout, **kw) -> tuple[float, dict]:
     return time.perf_counter() - t0, res.counts
 
 
+def fit_run(max_minutes:float, timeout:float):
+    "`suite eval --fit` on the KernelBench-shaped fixtures: per pair, sizes, estimate and wall time."
+    out = Path(tempfile.mkdtemp(prefix='bench-suite-fit-'))
+    load0 = os.getloadavg()[0]
+    res = run_suite_eval(FIX/'kernelbench', FIX/'kernelbench_candidates', out, device='cpu', warmup=1, trials=5, timeout_s=timeout,
+                         progress=False, html=False, fit=True, max_minutes=max_minutes)
+    print(f"suite eval --fit --max-minutes {max_minutes:g} on {FIX/'kernelbench'}; {res.measured_on}; load average {load0:.1f} -> {os.getloadavg()[0]:.1f}")
+    for r in res.records:
+        est = f"{r['estimate_s']:.0f} s" if r.get('estimate_s') else '-'
+        wall = f"{r['wall_s']:.0f} s" if r.get('wall_s') else '-'
+        print(f"  {r['name']:26} {r['status']:9} sizes {r.get('sizes') or '-'}; estimated {est}, took {wall}" +
+              (f"; {r['reason'][:100]}" if r['reason'] else ''))
+    shutil.rmtree(out, ignore_errors=True)
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--copies', type=int, default=3, help='copies of each fixture problem (default 3: 21 pairs)')
     ap.add_argument('--timeout', type=float, default=60, help='seconds per verification or timing process (default 60)')
     ap.add_argument('--json', action='store_true', help='print JSON instead of the table')
+    ap.add_argument('--fit', action='store_true', help='time suite eval --fit on the KernelBench-shaped fixtures instead')
+    ap.add_argument('--max-minutes', type=float, default=1.0, help='--fit: minutes for the whole suite (default 1)')
     args = ap.parse_args()
+    if args.fit: return fit_run(args.max_minutes, args.timeout)
     root = Path(tempfile.mkdtemp(prefix='bench-suite-'))
     probs, cands, n = make_suite(root, args.copies)
     load0 = os.getloadavg()

@@ -6,7 +6,7 @@
 __all__ = []
 
 # %% ../nbs/21c_cli_measure.ipynb #0ae04e68
-import json, sys, tempfile
+import json, sys, tempfile, time
 from .cli_args import (UsageError, WorkFailed, command, arg, problem_args, load_args, emit, POSITIVE_INT, COUNT, SECONDS, dtype_arg,
                                 JSON, DEVICE, HTML, WARMUP, TRIALS, TIMEOUT, ALLOW_OP, EXTRA_SHAPE)
 
@@ -38,13 +38,20 @@ def _sol(args):
          arg('--seed', type=COUNT, help='draw the timed inputs and weights from this seed, to reproduce a run (default: a secret one per run, shown in the result)')])
 def _bench(args):
     from kernelopt.benchmark import Benchmark; from kernelopt.isolate import GPULock, GPULockTimeout
+    from kernelopt import estimate
     problem, candidate = load_args(args, command='bench', warmup=args.warmup, trials=args.trials)
+    est, t0 = estimate.check_work_fits(problem, device=args.device, dtype=args.dtype, budget_s=float('inf'), command='bench', calls=estimate.command_calls(
+        'bench', warmup=args.warmup, trials=args.trials, candidate=candidate is not None)), time.perf_counter()   # the estimate, printed with the result
     with tempfile.TemporaryDirectory(prefix='kernelopt-bench-') as work:   # nothing is left behind
         b = Benchmark(work, args.device, lock=GPULock(args.device), timeout_s=args.timeout, warmup=args.warmup, trials=args.trials, dtype=args.dtype,
                       seed=args.seed)
         try: res = b.benchmark_kernel(candidate, problem, args.baseline) if candidate else b.benchmark_pytorch(problem, args.baseline)
         except GPULockTimeout as e: print(f"kernelopt bench: {e}", file=sys.stderr); return 1
-    emit(args, res); return 0 if res.status == 'ok' else 1
+    emit(args, res)
+    if not args.json:   # how far off the estimate was, and why n may be below --trials
+        stats = getattr(res, 'stats', None)
+        print('  ' + '\n  '.join(filter(None, [estimate.estimate_report(est, time.perf_counter() - t0), stats and estimate.timed_samples_text(args.trials, stats.n)])))
+    return 0 if res.status == 'ok' else 1
 
 @command('verify', "Check that a candidate kernel really computes the reference's answer (cheat-proof)", [*problem_args(), EXTRA_SHAPE, ALLOW_OP,
          TRIALS(5), TIMEOUT(120), arg('--allow-tf32', action='store_true', help='allow TF32 in float32 matmuls, reference included'), arg('--seed', type=COUNT, help='draw the inputs from this seed, to reproduce a run (default: a fresh one, shown in the result)')])

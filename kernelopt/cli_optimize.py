@@ -102,12 +102,16 @@ def _report(args):
     arg('--baseline', choices=['eager', 'compile', 'both'], default='eager', help='reference'), arg('--filter', metavar='GLOB', help='only these problems, e.g. "level1/*"'),
     arg('--backend', choices=['local', 'ray'], default='local', help='a local process pool, or Ray (pip install "kernelopt[ray]")'),
     arg('--workers', type=POSITIVE_INT, help='local pool size (default: 1 per GPU)'), arg('--ray-address', metavar='ADDR', help='Ray cluster (default: local)'),
-    arg('--provider', metavar='SPEC', help='optimize: as for kernelopt optimize'), arg('--rounds', type=COUNT, default=3, help='optimize: rounds (default 3)')])
+    arg('--provider', metavar='SPEC', help='optimize: as for kernelopt optimize'), arg('--rounds', type=COUNT, default=3, help='optimize: rounds (default 3)'),
+    arg('--max-minutes', type=SECONDS, metavar='M', help='on the CPU, minutes the whole suite may take; each pair gets its share (default: 3 min per pair)'),
+    arg('--fit', action='store_true', help='on the CPU, shrink each problem over its share to sizes that fit (recorded per pair), instead of refusing it')])
 def _suite(args):
     from kernelopt.suite import run_suite_eval, run_suite_optimize
     kw = dict(overrides=args.sizes, device=args.device, dtype=args.dtype, timeout_s=args.timeout, allowed_ops=args.allow_op,
-              **{k: getattr(args, k) for k in ('baseline', 'filter', 'backend', 'workers', 'ray_address', 'warmup', 'trials')})
+              **{k: getattr(args, k) for k in ('baseline', 'filter', 'backend', 'workers', 'ray_address', 'warmup', 'trials', 'max_minutes', 'fit')})
     args.on_interrupt = f"what finished is in {args.out}; the same command goes on from there: {rerun_command(args)}"
-    if args.action == 'eval': return emit(args, run_suite_eval(args.problems, args.kernels, args.out, **kw))
+    if args.action == 'eval':
+        res = run_suite_eval(args.problems, args.kernels, args.out, **kw); emit(args, res)
+        return 0 if res.judged else 1   # no pair could be judged (all refused as too large, or missing): the work failed
     if not args.provider: raise UsageError("suite optimize needs --provider SPEC (openai:MODEL, anthropic:MODEL or replay:PATH)")
     emit(args, run_suite_optimize(args.problems, args.kernels, args.out, provider=args.provider, rounds=args.rounds, **kw))

@@ -4,121 +4,25 @@
 
 # %% ../nbs/21_suite.ipynb #c56eb352
 from __future__ import annotations
-import contextlib, fnmatch, hashlib, importlib, json, os, re, socket, sys, tempfile, time
-from dataclasses import dataclass, field, asdict
+import contextlib, importlib, json, os, socket, sys, tempfile, time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Callable
 from fastcore.basics import patch
 from .ledger import append_jsonl
 from .suite_report import (BASELINES, FAST_P, RESULTS, STATUSES, PairRecord, SuiteError, SuiteResult, natural_key,
                                     read_results, suite_metrics, write_suite_html)
+from .suite_pairs import (SuitePair, SuiteSettings, find_problems, suite_pairs, pair_key, source_sha256, size_pair,
+                                   load_pair_problem, device_label, LOAD_TIMEOUT_S)
 
 RAY_MISSING = 'the Ray backend needs Ray, which is not installed: pip install "kernelopt[ray]"'
-_all_ = ['SuiteError', 'SuiteResult', 'STATUSES', 'FAST_P', 'read_results']   # from suite_report, for `from kernelopt.suite import *`
+_all_ = ['SuiteError', 'SuiteResult', 'STATUSES', 'FAST_P', 'read_results',   # from suite_report and suite_pairs,
+         'SuitePair', 'SuiteSettings', 'find_problems', 'suite_pairs', 'pair_key']   # for `from kernelopt.suite import *`
 
 # %% auto #0
-__all__ = ['RAY_MISSING', 'EVALUATE', 'OPTIMIZE', 'SuitePair', 'find_problems', 'suite_pairs', 'SuiteSettings', 'pair_key',
-           'evaluate_pair', 'hold_run_folder', 'visible_gpus', 'run_local', 'run_ray', 'Suite', 'run_suite_eval',
-           'optimize_pair', 'run_suite_optimize', 'SuiteError', 'SuiteResult', 'STATUSES', 'FAST_P', 'read_results']
-
-# %% ../nbs/21_suite.ipynb #ab569289
-@dataclass
-class SuitePair:
-    "One problem and its candidate, sources included: this is all a worker receives (no shared filesystem)."
-    name:str                          # path relative to the problems folder, without .py, e.g. "level1/19_ReLU"
-    level:str                         # its first folder ("" for a problem at the top)
-    problem_path:str
-    problem_source:str
-    candidate_path:str|None = None    # None: no candidate of that name (status "missing")
-    candidate_source:str|None = None
-    overrides:dict = field(default_factory=dict)  # the sizes of `--set` that this problem defines
-    key:str = ''                      # `pair_key`: the identity of its result
-
-_HIDDEN = re.compile(r'(^|/)(__|\.)')   # __init__.py, __pycache__, dot files
-
-def find_problems(
-    problems:str|Path,        # a KernelBench-style folder (any depth) or one problem file
-    filter:str|None=None,     # glob on the names, e.g. "level1/*"
-)->list[tuple[str, Path]]:    # (name, path), in natural order
-    "Every problem file of a suite, by name."
-    root = Path(problems)
-    if root.is_file():
-        if root.suffix != '.py': raise SuiteError(f"{root}: not a .py file; give a KernelBench problem file or a folder of them")
-        found = [(root.stem, root)]
-    elif root.is_dir():
-        found = [(p.relative_to(root).with_suffix('').as_posix(), p) for p in root.rglob('*.py')]
-        found = [(n, p) for n, p in found if not _HIDDEN.search(n)]
-        if not found: raise SuiteError(f"{root}: no problem files (*.py) in this folder; expected KernelBench's layout, e.g. level1/19_ReLU.py")
-    else: raise SuiteError(f"{root}: no such file or folder; give a KernelBench problem folder or one problem file")
-    found.sort(key=lambda x: natural_key(x[0]))
-    if filter:
-        kept = [(n, p) for n, p in found if fnmatch.fnmatchcase(n, filter) or fnmatch.fnmatchcase(n + '.py', filter)]
-        if not kept: raise SuiteError(f"--filter {filter!r} matches none of the {len(found)} problems (names look like {found[0][0]!r})")
-        found = kept
-    return found
-
-# %% ../nbs/21_suite.ipynb #2f48dde5
-def suite_pairs(
-    problems:str|Path,              # a KernelBench-style folder or one problem file
-    candidates:str|Path|None=None,  # a folder with the same relative names (or one file, for one problem file)
-    filter:str|None=None,           # glob on the names
-    overrides:dict|None=None,       # sizes, e.g. {"batch_size": 16}, applied where a problem defines them
-)->list[SuitePair]:
-    "The pairs of a suite: each problem with the candidate of its name, or none."
-    from kernelopt import problem   # here, not at import: it brings torch, and `import kernelopt.suite` stays light
-    found, overrides = find_problems(problems, filter), dict(overrides or {})
-    croot = Path(candidates) if candidates is not None else None
-    if croot is not None and not croot.exists(): raise SuiteError(f"{croot}: no such candidates folder; give the folder holding the candidates, named like the problems")
-    if croot is not None and croot.is_file() and not Path(problems).is_file():
-        raise SuiteError(f"{croot} is a file, but {problems} is a folder of problems; give a folder of candidates named like the problems")
-    pairs, defined = [], set()
-    for name, path in found:
-        src = path.read_text()
-        names = set(problem.assigned_names(src))
-        defined |= names
-        c = None if croot is None else croot if croot.is_file() else croot/f"{name}.py"
-        has = c is not None and c.is_file()
-        pairs.append(SuitePair(name, name.split('/')[0] if '/' in name else '', str(path), src, str(c) if has else None,
-                               c.read_text() if has else None, {k: v for k, v in overrides.items() if k in names}))
-    unknown = [k for k in overrides if k not in defined]
-    if unknown: raise SuiteError(f"--set {unknown[0]}: no problem of the suite defines {unknown[0]!r}; check the name (e.g. batch_size)")
-    return pairs
-
-# %% ../nbs/21_suite.ipynb #e22c0c4f
-@dataclass
-class SuiteSettings:
-    "What a pair's result depends on, besides its sources; part of every key."
-    device:str = 'cpu'            # "cpu" or "cuda" (each worker gets a GPU of its own)
-    dtype:str|None = None         # None: each problem's own dtype
-    baseline:str = 'eager'        # "eager", "compile" or "both": what the candidate is timed against
-    timeout_s:float = 120         # per verification or timing process; a pair that hangs costs this
-    warmup:int = 10               # untimed calls before timing
-    trials:int = 50               # timed calls
-    verify_trials:int = 5         # verification trials with fresh inputs
-    allow_tf32:bool = False       # TF32 in float32 matmuls, for reference and candidate alike
-    allowed_ops:tuple = ()        # aten ops a candidate may share with the reference
-
-    def __post_init__(self):
-        if self.device not in ('cpu', 'cuda'): raise SuiteError(f"device {self.device!r}: expected 'cpu' or 'cuda' (each worker is given its own GPU)")
-        if self.baseline not in (*BASELINES, 'both'): raise SuiteError(f"baseline {self.baseline!r}: expected 'eager', 'compile' or 'both'")
-        if self.dtype is not None:
-            from kernelopt.device import parse_dtype, dtype_name
-            try: self.dtype = dtype_name(parse_dtype(self.dtype))
-            except ValueError as e: raise SuiteError(str(e)) from None
-        if not self.timeout_s > 0: raise SuiteError(f"timeout {self.timeout_s}: give a positive number of seconds")
-        if self.trials < 3 or self.warmup < 0: raise SuiteError(f"trials={self.trials}, warmup={self.warmup}: expected trials >= 3 and warmup >= 0")
-        self.allowed_ops = tuple(self.allowed_ops)
-
-    @property
-    def baselines(self) -> list[str]: return list(BASELINES) if self.baseline == 'both' else [self.baseline]
-
-def _sha256(text:str) -> str: return hashlib.sha256(text.encode()).hexdigest()
-
-def pair_key(pair:SuitePair, settings:SuiteSettings, extra:dict|None=None) -> str:
-    "The identity of a pair's result: hashes of the problem's source, its sizes, the candidate's source and the settings."
-    cand = None if pair.candidate_source is None else _sha256(pair.candidate_source)
-    blob = json.dumps([_sha256(pair.problem_source), pair.overrides, cand, asdict(settings), extra or {}], sort_keys=True, default=list)
-    return _sha256(blob)[:24]
+__all__ = ['RAY_MISSING', 'EVALUATE', 'OPTIMIZE', 'evaluate_pair', 'hold_run_folder', 'visible_gpus', 'run_local', 'run_ray',
+           'Suite', 'run_suite_eval', 'optimize_pair', 'run_suite_optimize', 'SuiteError', 'SuiteResult', 'STATUSES',
+           'FAST_P', 'read_results', 'SuitePair', 'SuiteSettings', 'find_problems', 'suite_pairs', 'pair_key']
 
 # %% ../nbs/21_suite.ipynb #7dc8648b
 _REJECT_CHECKS = {'static_scan', 'triton_launches', 'no_reference_ops', 'work_in_kernels', 'timing_integrity',
@@ -152,8 +56,8 @@ def _time(problem, candidate, s:SuiteSettings, device:str, lock, work_dir:str) -
 
 # %% ../nbs/21_suite.ipynb #580913f7
 def _record(pair:SuitePair, s:SuiteSettings, status:str, reason:str='', **kw) -> PairRecord:
-    return PairRecord(pair.key, pair.name, pair.level, status, reason, _sha256(pair.problem_source),
-                      None if pair.candidate_source is None else _sha256(pair.candidate_source), dict(pair.overrides),
+    return PairRecord(pair.key, pair.name, pair.level, status, reason, source_sha256(pair.problem_source),
+                      None if pair.candidate_source is None else source_sha256(pair.candidate_source), dict(pair.overrides),
                       s.baselines[0], **kw)
 
 # %% ../nbs/21_suite.ipynb #ce964294
@@ -164,24 +68,37 @@ def _worker_device(device:str) -> tuple[str, object]:
     gpu = (os.environ.get('CUDA_VISIBLE_DEVICES') or '0').split(',')[0].strip()
     return 'cuda:0', GPULock(int(gpu)) if gpu.isdigit() else None   # the physical GPU's lock; a GPU named by UUID has none
 
+def _where() -> str:
+    "This worker: host:pid, and on Ray the node's id (its first 8 hex digits)."
+    ray = sys.modules.get('ray')
+    node = ray.get_runtime_context().get_node_id()[:8] if ray is not None and ray.is_initialized() else ''
+    return f"{socket.gethostname()}:{os.getpid()}" + (f" node {node}" if node else '')
+
 def evaluate_pair(task:dict) -> dict:
     "Verify, then time, one pair; runs in a worker and returns its record as a dict. `task`: {'pair': ..., 'settings': ...}."
     pair, s = SuitePair(**task['pair']), SuiteSettings(**task['settings'])
-    t0, where = time.perf_counter(), f"{socket.gethostname()}:{os.getpid()}"
+    t0, where = time.perf_counter(), _where()
     if pair.candidate_source is None: return _record(pair, s, 'missing', 'no candidate of this name', worker=where, wall_s=0.0).to_dict()
     from kernelopt.problem import load_problem, load_candidate
     device, lock = _worker_device(s.device)
+    on = dict(worker=where, device=device_label(s.device))
     try:
-        problem = load_problem(pair.problem_path, pair.overrides, source=pair.problem_source)
+        problem = load_pair_problem(pair, timeout_s=min(LOAD_TIMEOUT_S, s.timeout_s))   # a hang at import costs the load's timeout
+        size = size_pair(problem, s)
+        on.update(sizes=dict(problem.sizes), estimate_s=size.estimate_s, warnings=[size.warning] if size.warning else [])
+        if size.refusal: return _record(pair, s, 'too_large', size.refusal, **on, wall_s=time.perf_counter() - t0).to_dict()
+        if size.fitted:
+            problem = load_problem(pair.problem_path, size.overrides, source=pair.problem_source)
+            on.update(sizes=dict(problem.sizes), fitted=size.fitted)
         candidate = load_candidate(pair.candidate_path, source=pair.candidate_source)
     except ValueError as e:   # a problem or candidate file that cannot be read as one: said in a line
-        return _record(pair, s, 'crashed', f"could not be loaded: {e}", worker=where, wall_s=time.perf_counter() - t0).to_dict()
+        return _record(pair, s, 'crashed', f"could not be loaded: {e}", **on, wall_s=time.perf_counter() - t0).to_dict()
     status, reason = _verify(problem, candidate, s, device)
-    rec = _record(pair, s, status, reason, stages=['verify'], worker=where)
+    rec = _record(pair, s, status, reason, stages=['verify'], **on)
     if status == 'passed':
         with tempfile.TemporaryDirectory(prefix='kernelopt-suite-') as d: t = _time(problem, candidate, s, device, lock, d)
         rec.stages.append('time')
-        rec.status, rec.reason, rec.warnings = t['status'], t['reason'], t['warnings']
+        rec.status, rec.reason, rec.warnings = t['status'], t['reason'], rec.warnings + t['warnings']
         for k in ('candidate_ms', 'eager_ms', 'compile_ms', 'floor_ms'): setattr(rec, k, t.get(k))
         if rec.candidate_ms:
             for b in BASELINES:
@@ -258,7 +175,7 @@ def run_local(tasks:list[dict], on_result:Callable, workers:int=1, device:str='c
 
 # %% ../nbs/21_suite.ipynb #991707c6
 def run_ray(tasks:list[dict], on_result:Callable, device:str='cpu', address:str|None=None, max_retries:int=3,
-            init_kwargs:dict|None=None, target:str=EVALUATE):
+            init_kwargs:dict|None=None, target:str=EVALUATE, resources:dict|None=None):
     "Run `target` on every task as a Ray task (one GPU, or one CPU, each); `on_result(record)` on the driver as each ends."
     try: import ray
     except ImportError: raise SuiteError(RAY_MISSING) from None
@@ -266,7 +183,8 @@ def run_ray(tasks:list[dict], on_result:Callable, device:str='cpu', address:str|
     if started:
         try: ray.init(address=address, **{'include_dashboard': False, 'log_to_driver': False, 'logging_level': 'ERROR', **(init_kwargs or {})})
         except ConnectionError as e: raise SuiteError(f"cannot reach the Ray cluster at {address!r} ({e}); start it with `ray start --head`, or check --ray-address") from None
-    remote = ray.remote(_call).options(max_retries=max_retries, num_cpus=1, **({'num_gpus': 1} if device == 'cuda' else {}))
+    remote = ray.remote(_call).options(max_retries=max_retries, num_cpus=1, resources=dict(resources or {}),   # e.g. {"accel": 1}: a custom resource per pair
+                                       **({'num_gpus': 1} if device == 'cuda' else {}))
     try:
         refs = {remote.remote(target, t): t for t in tasks}
         while refs:
@@ -335,6 +253,7 @@ class Suite:
             ray_init:dict|None=None,     # more ray.init arguments for a local Ray, e.g. {"num_cpus": 2}
             target:str=EVALUATE,         # what a worker runs per task: 'package.module:function'
             task_extra:dict|None=None,   # more fields for every task
+            ray_resources:dict|None=None,  # ray: custom resources each pair asks for, e.g. {"accel": 1}
            )->'Suite':
         "Score every pair not yet recorded, appending each record to results.jsonl as it comes back."
         if self.pairs is None: raise SuiteError(f"{self.out}: a suite read back from its folder has no pairs to run; give the problems")
@@ -353,7 +272,7 @@ class Suite:
             try:
                 if not tasks: pass
                 elif backend == 'local': run_local(tasks, on_result, workers, self.settings.device, max_retries, target)
-                else: run_ray(tasks, on_result, self.settings.device, ray_address, max_retries, ray_init, target)
+                else: run_ray(tasks, on_result, self.settings.device, ray_address, max_retries, ray_init, target, ray_resources)
             finally: bar.close()
         return self
 
@@ -395,6 +314,17 @@ def _overrides(overrides) -> dict:
     try: return parse_overrides(list(overrides))
     except ValueError as e: raise SuiteError(str(e)) from None
 
+def _pair_budget_s(device:str, max_minutes:float|None, n:int, workers:int|None) -> float|None:
+    "The seconds of work one pair may take on the CPU: its share of `max_minutes` over `workers`, else `cpu_budget_s()`; None on a GPU."
+    if device != 'cpu': return None
+    from kernelopt.estimate import cpu_budget_s
+    if max_minutes is None:
+        try: return cpu_budget_s()
+        except ValueError as e: raise SuiteError(str(e)) from None
+    if isinstance(max_minutes, bool) or not isinstance(max_minutes, (int, float)) or not max_minutes > 0:
+        raise SuiteError(f"max_minutes={max_minutes!r}: give the minutes the whole suite may take, a number > 0")
+    return 60 * max_minutes * (workers or 1) / max(n, 1)
+
 def _settings(device, **kw) -> SuiteSettings:
     from kernelopt.device import default_device
     return SuiteSettings(device=str(device or default_device()).split(':')[0], **kw)
@@ -421,13 +351,19 @@ def run_suite_eval(
     html:bool=True,               # write DIR/report.html
     ray_init:dict|None=None,      # more ray.init arguments for a local Ray, e.g. {"num_cpus": 2}
     optimize:dict|None=None,      # {"provider": SPEC, "rounds": N}: run the optimization loop first (`run_suite_optimize`)
+    max_minutes:float|None=None,  # CPU: minutes the whole suite may take; each pair gets its share. None: `cpu_budget_s()` per pair (3 min)
+    fit:bool=False,               # CPU: shrink each pair over its share to fit it, instead of refusing it (`size_pair`)
+    max_retries:int=3,            # times a pair lost with its worker or node is given out again
+    ray_resources:dict|None=None, # ray: custom resources each pair asks for, e.g. {"accel": 1}
 )->SuiteResult:
     "Verify and time every candidate against its problem; resume from DIR/results.jsonl."
-    s = _settings(device, dtype=dtype, baseline=baseline, timeout_s=timeout_s, warmup=warmup, trials=trials,
-                  allow_tf32=allow_tf32, allowed_ops=tuple(allowed_ops))
-    suite = Suite(out, suite_pairs(problems, candidates, filter, _overrides(overrides)), s, key_extra=optimize)
+    pairs = suite_pairs(problems, candidates, filter, _overrides(overrides))
+    s = _settings(device, dtype=dtype, baseline=baseline, timeout_s=timeout_s, warmup=warmup, trials=trials, allow_tf32=allow_tf32,
+                  allowed_ops=tuple(allowed_ops), fit=fit)
+    s.budget_s = _pair_budget_s(s.device, max_minutes, sum(p.candidate_source is not None for p in pairs), workers if backend == 'local' else None)
+    suite = Suite(out, pairs, s, key_extra=optimize)
     extra = optimize and dict(optimize, out=str(Path(out).resolve()) if backend == 'local' else None)
-    suite.run(backend, workers, ray_address, progress, ray_init=ray_init, target=OPTIMIZE if optimize else EVALUATE, task_extra=extra)
+    suite.run(backend, workers, ray_address, progress, max_retries, ray_init, OPTIMIZE if optimize else EVALUATE, extra, ray_resources)
     return suite.result(suite.write_html() if html else None)
 
 # %% ../nbs/21_suite.ipynb #54fe5732
@@ -472,7 +408,7 @@ def optimize_pair(task:dict) -> dict:
             rec = evaluate_pair(dict(task, pair={**task['pair'], 'candidate_path': str(best), 'candidate_source': best.read_text()}))
         else: rec = _record(pair, s, 'failed', f"no best kernel: {opt['stop_reason']}").to_dict()
         rec.update(optimize={k: opt.get(k) for k in ('status', 'stop_reason', 'speedup', 'rounds', 'candidates', 'accepted', 'usage')},
-                   start_sha256=_sha256(pair.candidate_source), wall_s=time.perf_counter() - t0)
+                   start_sha256=source_sha256(pair.candidate_source), wall_s=time.perf_counter() - t0)
         if not task.get('out'): rec['files'] = _folder_texts(Path(wd))
     return rec
 

@@ -9,11 +9,13 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['STATUSES', 'BASELINES', 'RESULTS', 'FAST_P', 'SUMMARY_COLUMNS', 'natural_key', 'SuiteError', 'PairRecord',
-           'read_results', 'fast_p', 'suite_metrics', 'SuiteResult', 'fast_p_figure', 'write_suite_html']
+__all__ = ['STATUSES', 'JUDGED', 'CPU_NOTE', 'BASELINES', 'RESULTS', 'FAST_P', 'SUMMARY_COLUMNS', 'natural_key', 'SuiteError',
+           'PairRecord', 'read_results', 'fast_p', 'suite_metrics', 'SuiteResult', 'fast_p_figure', 'write_suite_html']
 
 # %% ../nbs/20a_suite_report.ipynb #9adea378
-STATUSES = ('passed', 'failed', 'crashed', 'timeout', 'rejected', 'missing')
+STATUSES = ('passed', 'failed', 'crashed', 'timeout', 'rejected', 'too_large', 'missing')
+JUDGED = ('passed', 'failed', 'crashed', 'timeout', 'rejected')   # statuses of a pair whose candidate was run and judged
+CPU_NOTE = "CPU host times, Triton kernels in Triton's interpreter (TRITON_INTERPRET=1): not GPU performance"
 BASELINES = ('eager', 'compile')
 
 def natural_key(name:str) -> list:
@@ -49,6 +51,10 @@ class PairRecord:
     warnings:list = field(default_factory=list)
     worker:str = ''                  # host:pid (local) or the Ray node that scored it
     wall_s:float|None = None         # the worker's seconds on this pair
+    device:str = ''                  # what it was measured on, e.g. "cpu (x86_64)" or "cuda (NVIDIA H100 80GB HBM3)"
+    sizes:dict = field(default_factory=dict)    # the problem's sizes it ran at (after --set and --fit)
+    fitted:dict = field(default_factory=dict)   # the sizes --fit changed
+    estimate_s:float|None = None     # the estimated seconds of its work on the CPU, before it ran
 
     def to_dict(self) -> dict:
         return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in asdict(self).items()}
@@ -66,7 +72,7 @@ def read_results(path:str|Path) -> list[dict]:
     return recs
 
 # %% ../nbs/20a_suite_report.ipynb #4f311aa3
-FAST_P = (0.0, 1.0, 1.5, 2.0)
+FAST_P = (0.0, 0.5, 0.8, 1.0, 1.5, 2.0)   # KernelBench's thresholds
 
 def fast_p(records:list[dict], p:float, baseline:str='eager') -> float|None:
     "KernelBench's fast_p: the share of all the records whose candidate passed and is faster than `baseline` by more than p."
@@ -97,10 +103,11 @@ def suite_metrics(records:list[dict], baselines:list[str]|None=None) -> list[dic
 
 # %% ../nbs/20a_suite_report.ipynb #84447c11
 SUMMARY_COLUMNS = ['name', 'level', 'status', 'speedup', 'speedup_eager', 'speedup_compile', 'candidate_ms', 'eager_ms',
-                   'compile_ms', 'floor_pct', 'reason']
+                   'compile_ms', 'floor_pct', 'sizes', 'estimate_s', 'wall_s', 'reason']
 
 def _fmt(v, pct=False) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)): return '-'
+    if isinstance(v, dict): return ' '.join(f"{k}={x!r}".replace(' ', '') for k, x in v.items()) or '-'
     if pct: return f"{100 * v:.0f}%"
     return f"{v:.3g}" if isinstance(v, float) else str(v)
 
@@ -122,8 +129,18 @@ class SuiteResult:
 
     @property
     def counts(self) -> dict: return {s: sum(r['status'] == s for r in self.records) for s in STATUSES}
+    @property
+    def judged(self) -> int:
+        "Pairs whose candidate was run and judged (not missing, nor refused as too large): with none, the suite failed (CLI: exit 1)."
+        return sum(r['status'] in JUDGED for r in self.records)
+    @property
+    def measured_on(self) -> str:
+        "What the records were measured on, and on the CPU what its times are, e.g. 'cpu (x86_64); CPU host times, ...'."
+        devs = sorted({r.get('device') for r in self.records if r.get('device')})
+        return ', '.join(devs) + (f"; {CPU_NOTE}" if any(d.startswith('cpu') for d in devs) else '')
     def to_dict(self) -> dict:
-        d = dict(out=self.out, counts=self.counts, ran=self.ran, skipped=self.skipped, metrics=self.metrics, records=self.records, report_html=self.report_html)
+        d = dict(out=self.out, counts=self.counts, judged=self.judged, measured_on=self.measured_on, ran=self.ran, skipped=self.skipped,
+                 metrics=self.metrics, records=self.records, report_html=self.report_html)
         return json.loads(json.dumps(_finite(d), default=str))
     def summary(self) -> 'pd.DataFrame':
         "One row per pair: name, level, status, speedups, medians (ms), floor_pct and the reason."
@@ -131,14 +148,19 @@ class SuiteResult:
         return pd.DataFrame([{c: r.get(c) for c in SUMMARY_COLUMNS} for r in self.records], columns=SUMMARY_COLUMNS)
     def to_text(self) -> str:
         lines = [f"{len(self.records)} problems: " + ', '.join(f"{n} {s}" for s, n in self.counts.items() if n) +
-                 f" ({self.ran} scored now, {self.skipped} already recorded)", '']
+                 f" ({self.ran} scored now, {self.skipped} already recorded)"]
+        if self.measured_on: lines.append(f"measured on {self.measured_on}")
+        lines.append('')
         head = ['level', 'baseline', 'problems', 'correct', *[f'fast_{p:g}' for p in FAST_P], 'geomean', 'floor%']
         rows = [[m['level'], m['baseline'], str(m['problems']), _fmt(m['correct_rate'], True), *[_fmt(m[f'fast_{p:g}'], True) for p in FAST_P],
                  _fmt(m['geomean_speedup']) + ('x' if m['geomean_speedup'] else ''), _fmt(m['median_floor_pct'])] for m in self.metrics]
         w = [max(len(x) for x in col) for col in zip(head, *rows)]
         lines += ['  '.join(x.ljust(n) for x, n in zip(r, w)).rstrip() for r in [head, *rows]]
+        if not any(m['geomean_speedup'] for m in self.metrics): lines.append("geomean: - (no correct candidate, so no speedup to average)")
+        fitted = [r for r in self.records if r.get('fitted')]
+        if fitted: lines += ['', 'shrunk to fit (--fit):'] + [f"  {r['name']}: {_fmt(r['sizes'])}" for r in fitted]
         bad = [r for r in self.records if r['status'] != 'passed']
-        if bad: lines += ['', 'not passed:'] + [f"  {r['name']}: {r['status']}" + (f" - {r['reason'][:120]}" if r['reason'] else '') for r in bad]
+        if bad: lines += ['', 'not passed:'] + [f"  {r['name']}: {r['status']}" + (f" - {r['reason'] if r['status'] == 'too_large' else r['reason'][:120]}" if r['reason'] else '') for r in bad]   # too_large: the whole --set that fits
         lines += ['', f"records: {Path(self.out)/RESULTS}" + (f"; report: {self.report_html}" if self.report_html else '')]
         return '\n'.join(lines)
 
@@ -149,11 +171,12 @@ _PAGE = """<!doctype html>
 th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}th{background:#f3f3f3}table.sortable th{cursor:pointer}
 .passed{color:#060}.failed,.crashed,.timeout,.rejected{color:#a00}.missing{color:#888}</style>
 <script>{{ plotly_js | safe }}</script></head><body>
-<h1>Suite {{ title }}</h1><p>{{ headline }}</p>
+<h1>Suite {{ title }}</h1><p>{{ headline }}</p>{% if measured_on %}<p class="measured">Measured on {{ measured_on }}.</p>{% endif %}
 <h2>Correctness and fast_p</h2>
 <table><tr>{% for c in metric_columns %}<th>{{ c }}</th>{% endfor %}</tr>
 {% for m in metrics %}<tr>{% for c in metric_columns %}<td>{{ m[c] }}</td>{% endfor %}</tr>{% endfor %}</table>
-<p>fast_p: the share of all the problems whose candidate is correct and faster than the baseline by more than p (KernelBench).</p>
+<p>fast_p: the share of all the problems whose candidate is correct and faster than the baseline by more than p (KernelBench's thresholds).
+geomean: over the correct candidates; "-" when none is correct. too_large: over its share of the CPU budget, not run (the reason names the sizes that fit).</p>
 {{ figure | safe }}
 <h2>Pairs</h2><p>Click a column's title to sort by it.</p>
 <table class="sortable"><thead><tr>{% for c in columns %}<th>{{ c }}</th>{% endfor %}</tr></thead><tbody>
@@ -194,7 +217,7 @@ def write_suite_html(
     metrics = [{c: _fmt(m[c], c.startswith(('fast_', 'correct'))) for c in mcols} for m in result.metrics]
     fig = fast_p_figure(result.records, baseline)
     html = jinja2.Environment(autoescape=True).from_string(_PAGE).render(
-        title=Path(result.out).name, headline=result.to_text().split('\n')[0], metric_columns=mcols, metrics=metrics,
+        title=Path(result.out).name, headline=result.to_text().split('\n')[0], measured_on=result.measured_on, metric_columns=mcols, metrics=metrics,
         columns=[c for c in SUMMARY_COLUMNS if c != 'level'], rows=result.records, fmt=_fmt,
         plotly_js=plotly.offline.get_plotlyjs(), figure=fig.to_html(full_html=False, include_plotlyjs=False))
     path.write_text(html)
