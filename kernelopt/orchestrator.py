@@ -378,7 +378,7 @@ def _diagnose(o:OptimizationOrchestrator, st:RunState, rec:Round, best:Attempt, 
 # %% ../nbs/19_orchestrator.ipynb #9c0b7d55
 def _verify_and_fix(o:OptimizationOrchestrator, rec:Attempt, code:str, spend:Spend):
     "Verify `code`; while it fails and fixes remain, send the verifier's reasons to the model and verify its fix. -> (code, result)"
-    from kernelopt.judger_prompts import build_fix_prompt, extract_code, CodeExtractionError
+    from kernelopt.generation_prompts import build_fix_prompt, extract_code, CodeExtractionError
     for n in range(1, o.max_refinements + 2):
         v = o.verify(o.problem, code, o.ledger.dir/'verify'/rec.id/f'attempt_{n}')
         if v.passed or n > o.max_refinements: return code, v
@@ -406,7 +406,7 @@ def _decide_speed(o:OptimizationOrchestrator, rec:Attempt, best:Attempt, best_ti
 # %% ../nbs/19_orchestrator.ipynb #88fcd30b
 def _attempt(o:OptimizationOrchestrator, st:RunState, r:int, k:int, analysis, parent:Attempt, best:Attempt, best_timing:dict) -> Attempt:
     "Candidate k of round r from the judge's `analysis` of `parent`: generate, verify (with fixes), time, profile, judge against `best`."
-    from kernelopt.judger_prompts import build_optimization_prompt, extract_code, CodeExtractionError
+    from kernelopt.generation_prompts import build_optimization_prompt, extract_code, CodeExtractionError
     from kernelopt.llm import BudgetExceededError, LLMError, ReplayExhaustedError
     b, spend, t0 = k % 2 + 1, Spend(), time.perf_counter()
     bn = analysis.bottleneck(b)
