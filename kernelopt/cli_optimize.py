@@ -10,7 +10,7 @@ import os, sys
 from .cli_args import UsageError, command, arg, problem_args, load_args, emit, html_file, POSITIVE_INT, COUNT, SECONDS, USD, JSON, WARMUP, TRIALS, TIMEOUT, ALLOW_OP, EXTRA_SHAPE
 
 # %% ../nbs/21d_cli_optimize.ipynb #8de71b1f
-@command('optimize', "Optimize a kernel with an LLM, round by round, keeping a resumable ledger", [*problem_args(candidate='kernel', dtype=False),
+@command('optimize', "Optimize a kernel with an LLM, round by round, keeping a resumable ledger (no KERNEL: the model writes the first)", [*problem_args(candidate='kernel', optional=True, dtype=False),
     arg('--provider', required=True, metavar='SPEC', help='openai:MODEL[@URL], anthropic:MODEL[@URL] or replay:TRANSCRIPT.jsonl'),
     arg('--api-key-env', metavar='NAME', help="the environment variable holding the key for a server other than the provider's own"),
     arg('--request-timeout', type=SECONDS, default=120, metavar='S', help='seconds to wait for one reply of the provider (default 120)'),
@@ -18,6 +18,7 @@ from .cli_args import UsageError, command, arg, problem_args, load_args, emit, h
     arg('--out', metavar='RUN_DIR', help='the run folder (default: runs/<problem name>)'), EXTRA_SHAPE, ALLOW_OP,
     arg('--resume', action='store_true', help='continue the run recorded in --out'), arg('--compile', action='store_true', help='also time torch.compile'),
     arg('--max-refinements', type=COUNT, default=3, metavar='N', help='fixes the model may make to a rejected candidate (default 3)'),
+    arg('--samples', type=POSITIVE_INT, default=1, metavar='N', help='without KERNEL: first kernels the model writes in round 0; the fastest correct one starts (default 1)'),
     arg('--budget-usd', type=SECONDS, metavar='X', help='stop once the provider has spent X US dollars (needs --price-in and --price-out)'),
     arg('--price-in', type=USD, metavar='USD', help='per million input tokens'), arg('--price-out', type=USD, metavar='USD', help='per million output tokens'),
     WARMUP(10), TRIALS(50), TIMEOUT(300)])
@@ -26,16 +27,18 @@ def _optimize(args):
     from kernelopt import orchestrator, llm, report
     if (args.price_in is None) != (args.price_out is None) or (args.budget_usd is not None and args.price_in is None):
         raise UsageError("give both --price-in and --price-out (USD per million tokens), or neither; --budget-usd needs them")
+    if args.kernel and args.samples != 1: raise UsageError("--samples counts the first kernels the model writes: give KERNEL or --samples, not both")
     problem, kernel = load_args(args, 'kernel', 'optimize', warmup=args.warmup, trials=args.trials, rounds=args.rounds, candidates_per_round=args.candidates_per_round)
     out = args.out or os.path.join('runs', report.problem_title(args.problem)[0])   # runs/softmax for examples/softmax/problem.py
     net = {} if args.provider.startswith('replay:') else dict(api_key_env=args.api_key_env, request_timeout_s=args.request_timeout)
     provider = llm.provider_from_spec(args.provider, usage=llm.Usage(input_usd_per_mtok=args.price_in, output_usd_per_mtok=args.price_out), **net)
     bar = tqdm(total=args.rounds * args.candidates_per_round, unit='kernel', file=sys.stderr, dynamic_ncols=True)
-    def progress(stage, r, k): bar.set_description(f"round {r} candidate {k + 1}: {stage}" if r else f"starting kernel: {stage}"); bar.update(stage == 'done')
+    first = 'starting kernel: ' if kernel else 'round 0, the first kernels: '
+    def progress(stage, r, k): bar.set_description(f"round {r} candidate {k + 1}: {stage}" if r else f"{first}{stage}"); bar.update(stage == 'done')
     try:   # Ctrl-C: the loop records the run as interrupted; `main` says so and exits 1
         res = orchestrator.OptimizationOrchestrator(problem, kernel, provider, device=args.device, rounds=args.rounds, progress=progress, work_dir=out,
                                        candidates_per_round=args.candidates_per_round, extra_shapes=args.extra_shape, allowed_ops=args.allow_op,
-                                       max_refinements=args.max_refinements, budget=args.budget_usd, resume=args.resume,
+                                       max_refinements=args.max_refinements, samples=args.samples, budget=args.budget_usd, resume=args.resume,
                                        compile_baseline=args.compile, warmup=args.warmup, trials=args.trials, timeout_s=args.timeout).run()
     finally: bar.close()
     if args.json: emit(args, res)
