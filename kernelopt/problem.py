@@ -12,7 +12,8 @@ import torch
 from torch import nn
 
 # %% auto #0
-__all__ = ['ProblemError', 'assigned_names', 'parse_overrides', 'Problem', 'load_problem', 'Candidate', 'load_candidate']
+__all__ = ['ProblemError', 'assigned_names', 'parse_overrides', 'inline_sizes', 'inline_sizes_text', 'Problem', 'load_problem',
+           'Candidate', 'load_candidate']
 
 # %% ../nbs/03_problem.ipynb #f9fa9131
 class ProblemError(ValueError):
@@ -32,16 +33,38 @@ def _is_literal(v) -> bool:
     if isinstance(v, (tuple, list)): return all(_is_literal(x) for x in v)
     return False
 
+def _target_names(t:ast.expr) -> list[str]:
+    "Names bound by one assignment target: `x`, or each name of `depth, height, width` (a tuple or list unpacked)."
+    if isinstance(t, ast.Name): return [t.id]
+    if isinstance(t, (ast.Tuple, ast.List)): return [n for e in t.elts for n in _target_names(e)]
+    return []
+
 def _assigned_names(stmt:ast.stmt) -> list[str]:
-    "Names bound by a top-level `x = ...`, `a = b = ...` or `x: int = ...` statement."
-    if isinstance(stmt, ast.Assign): return [t.id for t in stmt.targets if isinstance(t, ast.Name)]
+    "Names bound by a top-level `x = ...`, `a = b = ...`, `d, h, w = (16, 32, 32)` or `x: int = ...` statement."
+    if isinstance(stmt, ast.Assign): return [n for t in stmt.targets for n in _target_names(t)]
     if isinstance(stmt, ast.AnnAssign) and stmt.value is not None and isinstance(stmt.target, ast.Name): return [stmt.target.id]
     return []
 
-def assigned_names(source:str) -> list[str]:
+def _written(node:ast.expr) -> bool:
+    "Whether an expression is written with numbers alone (`4096`, `2048 * 2`, `[400, 800]`), naming no other constant."
+    return not any(isinstance(n, (ast.Name, ast.Call, ast.Attribute)) for n in ast.walk(node))
+
+def _constant_names(stmt:ast.stmt) -> list[str]:
+    "The names of an assignment whose value is written with numbers alone (each name of a tuple unpacked from such a tuple)."
+    value = getattr(stmt, 'value', None)
+    if value is None or not _written(value): return []
+    if isinstance(stmt, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in stmt.targets):
+        return [n for t in stmt.targets for n in _target_names(t)]   # `d, h, w = (16, 32, 32)`: every name is a constant
+    return _assigned_names(stmt)
+
+def assigned_names(
+    source:str,                  # a problem file's text
+    constants_only:bool=False,   # only the names written as numbers (`dim = 4096`), not derived (`shape = (dim, 1)`)
+)->list[str]:
     "The module-level names a problem's source assigns (the sizes `--set` may override), read without running it; [] if it does not parse."
-    try: return [n for stmt in ast.parse(source).body for n in _assigned_names(stmt)]
+    try: body = ast.parse(source).body
     except SyntaxError: return []
+    return [n for stmt in body for n in (_constant_names(stmt) if constants_only else _assigned_names(stmt))]
 
 def _apply_overrides(tree:ast.Module, overrides:dict) -> ast.Module:
     "Insert `name = value` right after every top-level assignment of an overridden name."
@@ -54,6 +77,7 @@ def _apply_overrides(tree:ast.Module, overrides:dict) -> ast.Module:
                 body.append(ast.copy_location(ast.Assign(targets=[ast.Name(name, ast.Store())], value=value), stmt))
     tree.body = body
     return ast.fix_missing_locations(tree)
+
 
 # %% ../nbs/03_problem.ipynb #8c0bfbc2
 def parse_overrides(
@@ -71,6 +95,34 @@ def parse_overrides(
             raise ProblemError(f"size override {item!r}: the value {text.strip()!r} is not a Python literal "
                                "(an int, float, tuple or list, e.g. dim=256 or bias_shape=(8, 1, 1))") from None
     return out
+
+# %% ../nbs/03_problem.ipynb #4e7adc7f
+def _is_randint_bound(call:ast.Call, arg:ast.expr) -> bool:
+    "Whether `arg` is a low/high bound of `torch.randint(...)` (a range of values, not a size)."
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, 'id', '')
+    return name.startswith('randint') and arg in call.args[:-1]
+
+def inline_sizes(
+    source:str,   # a problem file's text
+)->list[tuple[int, int]]:  # (line, value) of each integer > 1 written in a call inside get_inputs
+    "Sizes written as numbers inside `get_inputs()` (e.g. `torch.randn(batch_size, 65536)`): no `--set` can change them."
+    try: tree = ast.parse(source)
+    except SyntaxError: return []
+    found = []
+    for fn in (s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == 'get_inputs'):
+        for call in (n for n in ast.walk(fn) if isinstance(n, ast.Call)):
+            for arg in [*call.args, *(k.value for k in call.keywords if k.arg in ('size', 'shape'))]:
+                if _is_randint_bound(call, arg): continue
+                nums = [arg] if isinstance(arg, ast.Constant) else getattr(arg, 'elts', [])
+                found += [(n.lineno, n.col_offset, n.value) for n in nums if isinstance(n, ast.Constant) and type(n.value) is int and n.value > 1]
+    return [(line, v) for line, _, v in sorted(set(found))]   # in the order written
+
+def inline_sizes_text(source:str) -> str:
+    "One clause naming the sizes written inside get_inputs, e.g. 'get_inputs writes the size 65536 (line 14) itself', or ''."
+    found = inline_sizes(source)
+    if not found: return ''
+    what = ', '.join(f"{v} (line {n})" for n, v in found)
+    return f"get_inputs writes the size{'s' if len(found) > 1 else ''} {what} itself: no --set reaches it; edit a copy of the file to change it"
 
 # %% ../nbs/03_problem.ipynb #70e708e1
 def _parse(source:str, path:str) -> ast.Module:
@@ -193,7 +245,8 @@ def _load_module_checked(source:str, path:str, overrides:dict):
     unknown = [n for n in overrides if n not in sizes]
     if unknown:
         raise ProblemError(f"unknown size name{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
-                           f"the overridable names are: {', '.join(sizes) or '(none)'}", path)
+                           f"the overridable names are: {', '.join(sizes) or '(none)'}" +
+                           (f"; {inline_sizes_text(source)}" if inline_sizes(source) else ''), path)
     for name, what in _REQUIRED.items():
         if not callable(getattr(mod, name, None)):
             raise ProblemError(f"missing {name}: expected {what}", path)
