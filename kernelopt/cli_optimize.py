@@ -59,17 +59,19 @@ def _report(args):
 @command('suite', "Verify and time (eval), or optimize, every problem of a KernelBench-style folder, locally or on Ray", [
     arg('action', choices=['eval', 'optimize'], help='eval: verify and time every kernel; optimize: run the loop on every problem, then score its best'),
     arg('problems', help='a folder of KernelBench-format problems (any depth), or one problem file'),
-    arg('kernels', help='a folder of kernels under the same relative names (optimize: the starting kernels)'),
+    arg('kernels', nargs='?', help='a folder of kernels under the same relative names (optimize: the starting kernels, optional: round 0 writes the missing ones)'),
     arg('--out', required=True, metavar='DIR', help='the suite folder: results.jsonl (a rerun resumes it) and report.html'),
     *problem_args(candidate=None, problem=False), ALLOW_OP, WARMUP(10), TRIALS(50), TIMEOUT(120),
     arg('--baseline', choices=['eager', 'compile', 'both'], default='eager', help='reference'), arg('--filter', metavar='GLOB', help='only these problems, e.g. "level1/*"'),
     arg('--backend', choices=['local', 'ray'], default='local', help='a local process pool, or Ray (pip install "kernelopt[ray]")'),
     arg('--workers', type=POSITIVE_INT, help='local pool size (default: 1 per GPU)'), arg('--ray-address', metavar='ADDR', help='Ray cluster (default: local)'),
-    arg('--provider', metavar='SPEC', help='optimize: as for kernelopt optimize'), arg('--rounds', type=COUNT, default=3, help='optimize: rounds (default 3)')])
+    arg('--provider', metavar='SPEC', help='optimize: as for kernelopt optimize'), arg('--rounds', type=COUNT, default=3, help='optimize: rounds (default 3)'),
+    arg('--samples', type=POSITIVE_INT, default=1, metavar='N', help='optimize: first kernels the model writes for a problem without a kernel (default 1)')])
 def _suite(args):
     from kernelopt.suite import run_suite_eval, run_suite_optimize
     kw = dict(overrides=args.sizes, device=args.device, dtype=args.dtype, timeout_s=args.timeout, allowed_ops=args.allow_op,
               **{k: getattr(args, k) for k in ('baseline', 'filter', 'backend', 'workers', 'ray_address', 'warmup', 'trials')})
+    if args.action == 'eval' and not args.kernels: raise UsageError("suite eval needs KERNELS, the folder of kernels to score")
     if args.action == 'eval': return emit(args, run_suite_eval(args.problems, args.kernels, args.out, **kw))
     if not args.provider: raise UsageError("suite optimize needs --provider SPEC (openai:MODEL, anthropic:MODEL or replay:PATH)")
-    emit(args, run_suite_optimize(args.problems, args.kernels, args.out, provider=args.provider, rounds=args.rounds, **kw))
+    emit(args, run_suite_optimize(args.problems, args.kernels, args.out, provider=args.provider, rounds=args.rounds, samples=args.samples, **kw))

@@ -259,6 +259,7 @@ def _profile_round(o:OptimizationOrchestrator, st:RunState, r:int, best:Attempt)
 def _diagnose(o:OptimizationOrchestrator, st:RunState, rec:Round, best:Attempt, spend:Spend):
     "Ask the judge for two bottlenecks; one retry with the parse error. Returns a `JudgeAnalysis` or None."
     from kernelopt.judger_prompts import build_judge_optimization_prompt, extract_judge_response, JudgeResponseError, JUDGE_RESPONSE_SCHEMA
+    from kernelopt.generation_prompts import stop_reason_note
     o.progress('diagnose', rec.round, 0)
     system, user = build_judge_optimization_prompt(o.ledger.read_text(best.code_path), problem_text(o.problem), rec.ncu,
                                                    gpu_description(o, st), roofline=rec.roofline, history=st.ledger.history(), timings=rec.parent_timing)
@@ -267,7 +268,7 @@ def _diagnose(o:OptimizationOrchestrator, st:RunState, rec:Round, best:Attempt, 
         resp = ask_model(o, spend, rec, messages, f"r{rec.round:02d}_judge{'' if attempt == 1 else '_retry'}", JUDGE_RESPONSE_SCHEMA)
         try: return extract_judge_response(resp.text)
         except JudgeResponseError as e:
-            rec.judge_errors.append(str(e))
+            rec.judge_errors.append(str(e) + (f" ({why})" if (why := stop_reason_note(resp.stop_reason)) else ''))
             messages = messages + [{'role': 'assistant', 'content': resp.text}, {'role': 'user', 'content': f"Your reply could not be used: {e}"}]
     return None
 
