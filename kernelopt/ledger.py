@@ -4,95 +4,19 @@
 
 # %% ../nbs/18_ledger.ipynb #3d4d55ae
 from __future__ import annotations
-import contextlib, dataclasses, datetime, hashlib, json, math, os, platform, socket, statistics, tempfile
+import contextlib, json, os, platform, shlex, socket, statistics, sys
 from dataclasses import dataclass, field, fields, asdict
 from pathlib import Path
 
 from filelock import FileLock, Timeout
+from .durable import (LedgerError, code_sha256, utc_now, atomic_write_text, finite_json, json_default,
+                               read_jsonl, append_jsonl)
 
 # %% auto #0
 __all__ = ['ATTEMPT_STATUSES', 'TIMED_STATUSES', 'REDO_STATUSES', 'VERIFICATION_TO_ATTEMPT', 'ROUND_STATUSES', 'RUN_STATUSES',
-           'SCHEMA_VERSION', 'LedgerError', 'code_sha256', 'utc_now', 'atomic_write_text', 'finite_json', 'read_jsonl',
-           'append_jsonl', 'LedgerRecord', 'Decision', 'decide', 'Attempt', 'verification_record', 'timing_record',
-           'Round', 'environment_info', 'RunLockedError', 'RunLedger', 'run_usage', 'Spend', 'continue_provider',
-           'OptimizationResult', 'run_result', 'every_round_failed']
-
-# %% ../nbs/18_ledger.ipynb #dbed792c
-class LedgerError(ValueError):
-    "A run folder that cannot be read, written or resumed: the message says what to do."
-
-def code_sha256(code:str) -> str:
-    "SHA-256 of a kernel's source, the identity of a candidate in the ledger."
-    return hashlib.sha256(code.encode()).hexdigest()
-
-def utc_now() -> str:
-    "The current time in UTC, to the second, as the ledger writes it."
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')
-
-def atomic_write_text(path:str|Path, text:str):
-    "Write `text` to `path` so that a reader sees the old file or the new one, never half of one."
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
-    try:
-        with os.fdopen(fd, 'w') as f:
-            f.write(text); f.flush(); os.fsync(f.fileno())
-        umask = os.umask(0); os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)   # mkstemp makes the file private; give it the mode a plain open() would
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError): os.unlink(tmp)
-        raise
-
-# %% ../nbs/18_ledger.ipynb #b8e7c642
-def finite_json(x):
-    "`x` with every inf or NaN float replaced by None, recursively through dicts, lists and tuples."
-    if isinstance(x, float) and not math.isfinite(x): return None
-    if isinstance(x, dict): return {k: finite_json(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)): return [finite_json(v) for v in x]
-    return x
-
-def _json_default(o):
-    if hasattr(o, 'to_dict'): return o.to_dict()
-    if dataclasses.is_dataclass(o): return dataclasses.asdict(o)
-    if isinstance(o, Path): return str(o)
-    if isinstance(o, (set, tuple)): return list(o)
-    return str(o)
-
-# %% ../nbs/18_ledger.ipynb #34de8840
-def read_jsonl(
-    path:Path,           # a JSON Lines file of the ledger
-    notes:list|None=None,# where a note about a dropped last line goes
-)->list[dict]:           # one dict per complete line
-    "The records of a JSON Lines file; a torn last line is dropped with a note, a damaged earlier line raises `LedgerError`."
-    if not path.exists(): return []
-    lines = path.read_text().split('\n')
-    last = max((i for i, l in enumerate(lines) if l.strip()), default=-1)
-    out = []
-    for i, line in enumerate(lines):
-        if not line.strip(): continue
-        try: rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            if i == last:
-                if notes is not None: notes.append(f"{path.name}: its last line (line {i + 1}) is cut short, as a killed run leaves it; it was dropped")
-                break
-            raise LedgerError(f"{path}: line {i + 1} is damaged ({e.msg}); the ledger was changed by something other than kernelopt: "
-                              f"restore the file, or delete line {i + 1} and the lines after it to go on from there") from None
-        if not isinstance(rec, dict):
-            raise LedgerError(f"{path}: line {i + 1} is not a JSON object; restore the file or delete that line")
-        out.append(rec)
-    return out
-
-def append_jsonl(path:Path, record:dict):
-    "Append one JSON line, cutting away a partial last line first; flushed and fsynced before returning."
-    line = json.dumps(finite_json(record), default=_json_default, allow_nan=False) + '\n'
-    with open(path, 'a+b') as f:
-        f.seek(0, os.SEEK_END)
-        size = f.tell()
-        if size:
-            f.seek(0); data = f.read()
-            keep = data.rfind(b'\n') + 1
-            if keep != size: f.truncate(keep)
-        f.write(line.encode()); f.flush(); os.fsync(f.fileno())
+           'SCHEMA_VERSION', 'LedgerRecord', 'Decision', 'decide', 'Attempt', 'verification_record', 'timing_record',
+           'Round', 'environment_info', 'RunLockedError', 'command_line', 'RunLedger', 'run_usage', 'Spend',
+           'continue_provider', 'OptimizationResult', 'run_result', 'every_round_failed']
 
 # %% ../nbs/18_ledger.ipynb #05ef7360
 class LedgerRecord:
@@ -144,7 +68,7 @@ def _decided(d:Decision, outcome:str, reason:str) -> Decision:
 def decide(
     candidate:dict,                      # the candidate's timing: `median_ms` and `iqr_ms`
     best:dict,                           # the current best's timing, measured the same way
-    divergence_threshold_pct:float=50.0, # slower than the best by more than this: egregious
+    divergence_threshold_pct:float=50.0, # slower than the best beyond the noise and by more than this: egregious
     pairs:list|None=None,                # [best_ms, candidate_ms] medians of interleaved timings, the first one included
 )->Decision:                             # outcome "accepted", "not_faster", "slower" or "egregious", with its evidence
     "Whether a verified candidate beats the current best: beyond the noise of one timing each, or in every interleaved pair."
@@ -152,7 +76,8 @@ def decide(
     noise, gain = max(ci or 0.0, bi or 0.0), (best['median_ms'] - candidate['median_ms']) / best['median_ms'] * 100
     d, iqr = Decision('', 'iqr', c, ci, b, bi, gain, noise), f"IQR {noise:.3g} ms"
     if b - c > noise: return _decided(d, 'accepted', f"faster by {gain:.0f}%, beyond the noise ({iqr})")
-    if -gain > divergence_threshold_pct: return _decided(d, 'egregious', f"slower by {-gain:.0f}%, more than {divergence_threshold_pct:g}%")
+    if c - b > noise and -gain > divergence_threshold_pct:   # slower beyond the noise, and by more than the limit
+        return _decided(d, 'egregious', f"slower by {-gain:.0f}%, beyond the noise ({iqr}) and over the {divergence_threshold_pct:g}% limit")
     if c - b > noise: return _decided(d, 'slower', f"slower by {-gain:.0f}%, beyond the noise ({iqr})")
     if gain <= 0: return _decided(d, 'not_faster', f"slower by {-gain:.0f}%, within the noise ({iqr})")
     if not pairs: return _decided(d, 'not_faster', f"faster by {gain:.0f}% but within the noise ({iqr})")
@@ -168,7 +93,7 @@ ATTEMPT_STATUSES = {
     'accepted': "faster than the best beyond the noise: the new best",
     'not_faster': "verified, but not faster than the best beyond the noise",
     'slower': "verified, slower than the best",
-    'egregious': "verified, slower than the best by more than divergence_threshold_pct",
+    'egregious': "verified, slower than the best beyond the noise and by more than divergence_threshold_pct of its median",
     'rejected': "failed verification (or the static scan), and refinement did not fix it",
     'no_code': "the model's reply held no usable code",
     'crashed': "crashed while verified or timed",
@@ -227,10 +152,13 @@ class Attempt(LedgerRecord):
 VERIFICATION_TO_ATTEMPT = {'failed': 'rejected', 'rejected_static': 'rejected', 'crashed': 'crashed', 'timeout': 'timeout'}
 
 def verification_record(v) -> dict:
-    "An attempt's `verification`: a `VerificationResult`'s status, verdict, reasons, each check's outcome and its errors."
+    "An attempt's `verification`: a `VerificationResult`'s status, verdict, reasons, each check's outcome and detail, its errors, seed and dtype."
+    checks = v.checks or {}
     return dict(status=v.status, passed=bool(v.passed), reasons=list(v.reasons),
-                checks={k: c.get('passed') if isinstance(c, dict) else c for k, c in (v.checks or {}).items()},
-                rel_err=getattr(v, 'rel_err', None), max_abs_err=getattr(v, 'max_abs_err', None), trials=getattr(v, 'trials', None))
+                checks={k: c.get('passed') if isinstance(c, dict) else c for k, c in checks.items()},
+                details={k: c['detail'] for k, c in checks.items() if isinstance(c, dict) and c.get('detail')},
+                rel_err=getattr(v, 'rel_err', None), max_abs_err=getattr(v, 'max_abs_err', None), trials=getattr(v, 'trials', None),
+                seed=getattr(v, 'seed', None), dtype=getattr(v, 'dtype', None))
 
 def timing_record(stats) -> dict|None:
     "An attempt's `timing`: every field of a `TimingStats` (or of its dict), the samples included."
@@ -285,15 +213,23 @@ def _version(mod:str) -> str|None:
     try: return __import__(mod).__version__
     except Exception: return None
 
+def _cpu_name() -> str:
+    "The CPU's model name (/proc/cpuinfo on Linux), else what `platform` knows."
+    with contextlib.suppress(OSError):
+        names = [l.split(':', 1)[1].strip() for l in Path('/proc/cpuinfo').read_text().splitlines() if l.startswith('model name')]
+        if names: return names[0]
+    return platform.processor() or platform.machine()
+
 def environment_info(
     device:str,  # "cpu", "cuda" or "cuda:N"
 )->dict:
-    "Python, torch, Triton, CUDA, GPU and kernelopt versions, and whether Triton runs in its interpreter."
+    "Python, torch, Triton, CUDA, GPU and kernelopt versions, the CPU, its cores and load, and whether Triton runs in its interpreter."
     import torch
     info = dict(python=platform.python_version(), platform=platform.platform(), torch=torch.__version__,
                 triton=_version('triton'), kernelopt=_version('kernelopt'), cuda=torch.version.cuda,
                 device=device, triton_interpret=os.environ.get('TRITON_INTERPRET') == '1',
-                cuda_driver=None, gpu=None, cpu=platform.processor() or platform.machine())
+                cuda_driver=None, gpu=None, cpu=_cpu_name(), cpu_count=os.cpu_count(),
+                load_avg_1min=os.getloadavg()[0] if hasattr(os, 'getloadavg') else None)
     if device.startswith('cuda') and torch.cuda.is_available():
         info['gpu'] = torch.cuda.get_device_name(torch.device(device))
         with contextlib.suppress(Exception):
@@ -306,6 +242,10 @@ def environment_info(
 class RunLockedError(LedgerError):
     "Another process holds the run folder."
 
+def command_line() -> str|None:
+    "The `kernelopt ...` command this process runs, as a shell line; None when it runs from Python (a script, a notebook)."
+    return shlex.join(['kernelopt', *sys.argv[1:]]) if sys.argv and Path(sys.argv[0]).name == 'kernelopt' else None
+
 def _lock(ledger:RunLedger, what:str):
     "Take the folder's lock without waiting, record the holder, and note a lock taken over from a process that died."
     try: ledger._filelock.acquire(timeout=0)
@@ -316,7 +256,8 @@ def _lock(ledger:RunLedger, what:str):
     h = ledger.holder()
     if h and h.get('pid') not in (None, os.getpid()):
         ledger.notes.append(f"took over {ledger.dir}, left locked by process {h['pid']} ({h.get('what', 'a kernelopt run')}), which is no longer running")
-    atomic_write_text(ledger.lock_info_path, json.dumps(dict(pid=os.getpid(), host=socket.gethostname(), since=utc_now(), what=what)) + '\n')
+    info = dict(pid=os.getpid(), host=socket.gethostname(), since=utc_now(), what=what, command=command_line())
+    atomic_write_text(ledger.lock_info_path, json.dumps(info) + '\n')
 
 # %% ../nbs/18_ledger.ipynb #51fb21df
 SCHEMA_VERSION = 1   # run.json's schema_version; ledgers written before it existed read as version 0
@@ -353,12 +294,28 @@ class RunLedger:
         self._filelock.release()
 
     def holder(self) -> dict|None:
-        "Who holds the folder: pid, host, since, what (None when no run holds it)."
+        "Who holds the folder, or held it last if it died: pid, host, since, what, command (None when no run holds it)."
         try: return json.loads(self.lock_info_path.read_text())
         except (OSError, ValueError): return None
 
+    def is_held(self) -> bool|None:
+        "Whether a live process holds the folder: the lock is tried (never kept), else the holder's process id is asked; None: cannot tell."
+        if self._filelock.is_locked: return True
+        if not (self.dir/'.lock').exists(): return False   # no process ever locked it (filelock leaves the file behind)
+        try:
+            with FileLock(self.dir/'.lock', timeout=0).acquire(timeout=0): return False
+        except Timeout: return True
+        except OSError: pass   # a folder this process cannot write: ask the holder's process instead
+        h = self.holder()
+        if not h or h.get('host') != socket.gethostname(): return None if h else False
+        try: os.kill(h['pid'], 0); return True
+        except ProcessLookupError: return False
+        except PermissionError: return True
+
     def write_run(self, info:dict):
-        atomic_write_text(self.run_path, json.dumps(finite_json({'schema_version': SCHEMA_VERSION, **info}), indent=1, default=_json_default) + '\n')
+        "Replace run.json; the first write records the command line that started the run (`command`, None from Python)."
+        info.setdefault('command', command_line())
+        atomic_write_text(self.run_path, json.dumps(finite_json({'schema_version': SCHEMA_VERSION, **info}), indent=1, default=json_default) + '\n')
 
     def read_run(self) -> dict:
         "run.json, with its `schema_version` (0 for a ledger written before versions were recorded)."

@@ -4,30 +4,16 @@
 
 # %% ../nbs/20_report.ipynb #cd71ab81
 from __future__ import annotations
-import ast, difflib, math
+import ast, math
 from pathlib import Path
 
 import pandas as pd
 from fastcore.basics import patch
 from .ledger import LedgerError, RunLedger, atomic_write_text, finite_json, run_usage
+from .evidence import NOISY_IQR_PCT, code_diff, diff_text, format_number, format_speedup, noise_flag, run_state, state_line
 
 # %% auto #0
-__all__ = ['format_number', 'format_speedup', 'problem_title', 'decision_reason', 'compared_with', 'RunReport', 'report_template']
-
-# %% ../nbs/20_report.ipynb #d0b32bff
-def format_number(
-    x:float|None, # a number, or None/NaN when unknown
-    digits:int=3, # significant digits
-)->str:           # '' when unknown
-    "A number for people: `digits` significant digits in plain positional form, however small (`0.0011`, never `1.1e-03`)."
-    import numpy as np
-    if x is None or not math.isfinite(x): return ''
-    return np.format_float_positional(x, precision=digits, unique=True, fractional=False, trim='-')
-
-def format_speedup(x:float|None) -> str:
-    "A speedup as `4.18x` or `0.000272x`; '' when unknown."
-    s = format_number(x)
-    return s and s + 'x'
+__all__ = ['problem_title', 'decision_reason', 'failed_checks', 'compared_with', 'RunReport', 'speed_of', 'report_template']
 
 # %% ../nbs/20_report.ipynb #b4e57981
 _GENERIC_STEMS = {'problem', 'reference', 'model', 'ref', 'main'}
@@ -65,7 +51,7 @@ def decision_reason(
     pct, who = abs(b - c) / b * 100, against.get('id') or 'the best'
     cmp = f"({format_number(c)} vs {format_number(b)} ms)"
     if st == 'accepted': return f"faster than {who} by {pct:.0f}% {cmp}, beyond the noise (IQR {format_number(noise)} ms)"
-    if st == 'egregious': return f"slower than {who} by {pct:.0f}% {cmp}, over the {divergence_threshold_pct:g}% limit"
+    if st == 'egregious': return f"slower than {who} by {pct:.0f}% {cmp}, beyond the noise (IQR {format_number(noise)} ms) and over the {divergence_threshold_pct:g}% limit"
     if st == 'slower': return f"slower than {who} by {pct:.0f}% {cmp}, beyond the noise (IQR {format_number(noise)} ms)"
     if st == 'not_faster':
         return f"{'faster' if c < b else 'slower'} than {who} by {pct:.0f}% {cmp} but within the noise (IQR {format_number(noise)} ms)"
@@ -75,6 +61,14 @@ def decision_reason(
 def _plain(x) -> dict:
     "A ledger record as a plain dict, whether the ledger hands out dicts or typed records with `to_dict()`."
     return x.to_dict() if hasattr(x, 'to_dict') else dict(x)
+
+def failed_checks(
+    v:dict|None, # an attempt's `verification`
+)->list[tuple]:  # (check, why) for each check that failed
+    "The checks a rejected kernel failed, each with the verifier's reason."
+    v = v or {}
+    why = lambda k: (v.get('details') or {}).get(k) or next((r.split(': ', 1)[1] for r in v.get('reasons') or [] if r.startswith(k + ': ')), '')
+    return [(k, why(k)) for k, ok in (v.get('checks') or {}).items() if ok is False]
 
 def _verdict(a:dict) -> str:
     "A candidate's verification in a few words: passed, failed, and how many fixes it took."
@@ -116,6 +110,7 @@ class RunReport:
         self.attempts = list({a['id']: a for a in self._attempts}.values())
         self.rounds = list({r['round']: r for r in self._rounds}.values())
         self.against = compared_with(self.attempts, self.rounds)
+        self.state = run_state(self.ledger, self.run)   # a `running` run whose process is gone is `interrupted`
 
     @property
     def start(self) -> dict|None: return next((a for a in self.attempts if a['status'] == 'start'), None)
@@ -127,8 +122,8 @@ class RunReport:
     def on_cpu(self) -> bool: return not str(self.run['config']['device']).startswith('cuda')
     @property
     def sol_label(self) -> str:
-        "'SOL %' where Nsight Compute measured Speed-of-Light, else 'floor %' (the analytic floor time over the measured time)."
-        return 'SOL %' if any(a.get('ncu') for a in self.attempts) else 'floor %'
+        "'SOL %' where Nsight Compute measured Speed-of-Light, else 'floor % of roof' (the analytic floor time over the measured time)."
+        return 'SOL %' if any(a.get('ncu') for a in self.attempts) else 'floor % of roof'
 
     def problem_path(self) -> Path:
         "The problem file as recorded, found from here or from a folder above the run folder (a run made in a clone, reported from elsewhere)."
@@ -141,21 +136,23 @@ class RunReport:
         return decision_reason(a, self.against.get(a['id']), self.run['config'].get('divergence_threshold_pct', 50.0))
 
     def records(self) -> list[dict]:
-        "One dict per candidate, the starting kernel first, under ledger names: the change in full, the verification's reasons, the decision's reason."
+        "One dict per candidate, the starting kernel first, under ledger names: the change in full, the failed checks, the decision's reason, the noise."
         keys = ('median_ms', 'iqr_ms', 'speedup_vs_start', 'speedup_vs_eager', 'speedup_vs_compile', 'sol_pct', 'code_path', 'error')
         return [{'id': a['id'], 'round': a['round'], 'index': a['index'], 'parent_id': a.get('parent_id'),
                  'bottleneck': (a.get('bottleneck') or {}).get('category', ''), 'change': ' '.join(str(a.get('change') or '').split()),
                  'verification': _verdict(a), 'verification_reasons': list((a.get('verification') or {}).get('reasons') or []),
+                 'failed_checks': failed_checks(a.get('verification')), 'noise': noise_flag(a.get('median_ms'), a.get('iqr_ms')),
                  'status': a['status'], 'reason': self.reason(a), 'compared_with': self.against.get(a['id']),
                  **{k: a.get(k) for k in keys}} for a in self.attempts]
 
     def table(self) -> pd.DataFrame:
         "One row per candidate, the starting kernel first (round 0), under short column names; the change cut to 48 characters."
         cols = {'round': 'round', 'index': 'cand', 'bottleneck': 'bottleneck', 'change': 'change', 'verification': 'verification',
-                'status': 'status', 'median_ms': 'median ms', 'iqr_ms': 'IQR ms', 'speedup_vs_start': 'x start',
+                'status': 'status', 'median_ms': 'median ms', 'iqr_ms': 'IQR ms', 'noise': 'noise', 'speedup_vs_start': 'x start',
                 'speedup_vs_eager': 'x eager', 'speedup_vs_compile': 'x compile', 'sol_pct': self.sol_label}
         df = pd.DataFrame(self.records(), columns=list(cols))
         df['change'] = [_short(c, 48) for c in df['change']]
+        df['noise'] = [n and 'noisy ' + n.split()[2] for n in df['noise']]   # 'noisy: IQR 30% of the median' -> 'noisy 30%'
         for c in ('median_ms', 'iqr_ms', 'speedup_vs_start', 'speedup_vs_eager', 'speedup_vs_compile', 'sol_pct'): df[c] = df[c].astype(float)
         if df['speedup_vs_compile'].isna().all(): df = df.drop(columns='speedup_vs_compile')   # the run did not time torch.compile
         return df.rename(columns=cols)
@@ -171,18 +168,19 @@ class RunReport:
             out.append("This run used the CPU: Triton kernels ran in Triton's interpreter and every time below is a host-clock "
                        "time of the interpreter. These timings do not represent GPU performance; rerun on a GPU to compare kernels.")
         if self.sol_label != 'SOL %':
-            out.append("No Nsight Compute metrics: floor % is the analytic roofline (floor time over measured time), not ncu's Speed-of-Light.")
+            out.append("No Nsight Compute metrics: 'floor % of roof' is the analytic roofline: the time the roofs allow (the larger of FLOPs over "
+                       "peak FLOP/s and bytes over peak bandwidth) over the measured time, in percent; 100% is at the roofline.")
         return out
 
     def summary(self) -> dict:
-        "The run in a few fields: problem, kernel, device, state, start and best times with their IQRs, speedups, usage."
-        cfg, st, best, start = self.run['config'], self.run.get('state', {}), self.best, self.start
+        "The run in a few fields: problem, kernel, device, state (and how to continue it), start and best times with their IQRs, speedups, usage."
+        cfg, st, best, start = self.run['config'], self.state, self.best, self.start
         eager = (self.run.get('context', {}).get('baselines') or {}).get('eager') or {}
         name, description = problem_title(self.problem_path())
         ok = best and start and best.get('median_ms') and start.get('median_ms')
         return dict(name=name, description=description, problem=cfg['problem'], kernel=cfg['kernel'], device=cfg['device'],
-                    sizes=cfg.get('sizes'), gpu=self.run['environment'].get('gpu'), status=st.get('status'), stop_reason=st.get('stop_reason'),
-                    rounds=len(self.rounds), candidates=sum(a['round'] > 0 for a in self.attempts),
+                    sizes=cfg.get('sizes'), gpu=self.run['environment'].get('gpu'), status=st['status'], stop_reason=st['stop_reason'],
+                    resume=st['resume'], state=state_line(st), rounds=len(self.rounds), candidates=sum(a['round'] > 0 for a in self.attempts),
                     accepted=sum(a['status'] == 'accepted' for a in self.attempts),
                     start_median_ms=start and start.get('median_ms'), start_iqr_ms=start and start.get('iqr_ms'),
                     best_median_ms=best and best.get('median_ms'), best_iqr_ms=best and best.get('iqr_ms'), best_id=best and best['id'],
@@ -202,14 +200,75 @@ class RunReport:
 
     def to_dict(self) -> dict:
         "Everything the report shows, JSON-able (`kernelopt report --json`)."
-        return finite_json(dict(summary=self.summary(), notes=self.notes(), candidates=self.records(),
+        return finite_json(dict(summary=self.summary(), notes=self.notes(), evidence=self.evidence(), candidates=self.records(),
                                rounds=[{**d, 'bottlenecks': [b.get('category') for b in d['bottlenecks']]} for d in self.diagnoses()]))
 
-# %% ../nbs/20_report.ipynb #e00107a5
+# %% ../nbs/20_report.ipynb #af239027
+_ENV_KEYS = ('kernelopt', 'torch', 'triton', 'python', 'device', 'gpu', 'cpu', 'cpu_count', 'cuda', 'cuda_driver', 'triton_interpret', 'load_avg_1min')
+
+def _shapes(sizes:dict|None, v:dict|None) -> str:
+    "The shapes a verification checked: the run's sizes, then what its `extra_shapes` check says it was right at."
+    base = ', '.join(f"{k}={x}" for k, x in (sizes or {}).items()) or 'the problem\'s own sizes'
+    extra = ((v or {}).get('details') or {}).get('extra_shapes')
+    return base + (f"; {extra}" if extra and not extra.startswith('no extra shapes') else '')
+
+@patch
+def evidence(self:RunReport) -> dict:
+    "Where and how the run measured: the environment, timing and verification settings, the shapes checked, and the rules of its decisions."
+    env, cfg = self.run.get('environment') or {}, self.run['config']
+    timed = [a for a in self.attempts if a.get('timing')]
+    v = next((a.get('verification') for a in self.attempts if (a.get('verification') or {}).get('details')), None)
+    return dict(environment={k: env.get(k) for k in _ENV_KEYS if env.get(k) is not None}, command=self.run.get('command'),
+                warmup=cfg.get('warmup'), trials=cfg.get('trials'), n=sorted({a['timing'].get('n') for a in timed} - {None}),
+                verify_trials=cfg.get('verify_trials'), shapes=_shapes(cfg.get('sizes'), v), seeds={a['id']: (a.get('verification') or {}).get('seed')
+                for a in self.attempts if (a.get('verification') or {}).get('seed') is not None}, noisy_iqr_pct=NOISY_IQR_PCT,
+                divergence_threshold_pct=cfg.get('divergence_threshold_pct', 50.0))
+
+# %% ../nbs/20_report.ipynb #2fe052af
 def _ms(median, iqr) -> str:
     "A median time with its noise: `48.7 ms, IQR 14.7 ms`."
     return f"{format_number(median)} ms" + (f", IQR {format_number(iqr)} ms" if iqr is not None else '')
 
+@patch
+def _text(self:RunReport, rel:str|None) -> str|None:
+    "A file of the run folder (a kernel, a prompt), or None where it is missing."
+    try: return self.ledger.read_text(rel) if rel else None
+    except (OSError, UnicodeDecodeError): return None
+
+@patch
+def _calls(self:RunReport, r:dict) -> list[tuple]:
+    "(name, text) of each prompt and reply of a record, in call order."
+    paths = [p for pair in zip(r.get('prompt_paths') or [], r.get('response_paths') or []) for p in pair]
+    return [(Path(p).name, self._text(p) or '(missing from the run folder)') for p in paths]
+
+@patch
+def attempt_evidence(self:RunReport, a:dict) -> dict:
+    "One attempt in full: its diff against its parent (or its code), failed checks, verification seed and shapes, timing, prompts and replies."
+    parent = next((x for x in self.attempts if x['id'] == a.get('parent_id')), None)
+    code, pcode = self._text(a.get('code_path')), parent and self._text(parent.get('code_path'))
+    v, t = a.get('verification') or {}, a.get('timing') or {}
+    return dict(id=a['id'], status=a['status'], parent_id=a.get('parent_id'), change=a.get('change'), reason=self.reason(a),
+                diff=code_diff(pcode, code) if code is not None and pcode is not None else None, code=code if pcode is None else None,
+                failed=failed_checks(v), seed=v.get('seed'), dtype=v.get('dtype'), trials=v.get('trials'), rel_err=v.get('rel_err'),
+                shapes=_shapes(self.run['config'].get('sizes'), v) if v else None, median_ms=a.get('median_ms'), iqr_ms=a.get('iqr_ms'),
+                n=t.get('n'), noise=noise_flag(a.get('median_ms'), a.get('iqr_ms')), calls=self._calls(a), against=_side(self.against.get(a['id'])))
+
+def _side(c:dict|None) -> dict|None:
+    "The other side of a decision, with its own noise flag: both sides' noise is evidence."
+    return c and {**c, 'noise': noise_flag(c.get('median_ms'), c.get('iqr_ms'))}
+
+@patch
+def round_evidence(self:RunReport, r:dict) -> dict:
+    "What the judge of round `r` was shown: the parent's timing, its roofline point or Nsight Compute metrics, and the prompt."
+    t, p = r.get('parent_timing') or next((a.get('timing') for a in self.attempts if a['id'] == r.get('parent_id')), None) or {}, r.get('point') or {}
+    rows = [('parent median', _ms(t.get('median_ms'), t.get('iqr_ms')) if t else ''), ('its noise', noise_flag(t.get('median_ms'), t.get('iqr_ms')) or 'steady'),
+            ('source', r.get('source') or ''), (self.sol_label, format_number(r.get('sol_pct')) + '%' if r.get('sol_pct') is not None else '')]
+    if p: rows += [('arithmetic intensity', f"{format_number(p.get('arithmetic_intensity'))} FLOP/byte"), ('bound by', p.get('bound') or ''),
+                   ('achieved', f"{format_number((p.get('achieved_flops') or 0) / 1e9)} GFLOP/s, {format_number((p.get('achieved_bandwidth') or 0) / 1e9)} GB/s")]
+    rows += [(k, format_number(x) if isinstance(x, (int, float)) else str(x)) for k, x in (r.get('ncu') or {}).items()]
+    return dict(round=r['round'], metrics=[(k, x) for k, x in rows if x], calls=self._calls(r))
+
+# %% ../nbs/20_report.ipynb #e00107a5
 def _against(r:dict) -> str:
     "' (against r01c0)' for a timed decision whose reason does not name the kernel it was compared with."
     c = r.get('compared_with')
@@ -222,22 +281,44 @@ def headline(self:RunReport) -> list[str]:
     sizes = ', '.join(f"{k}={v}" for k, v in (s['sizes'] or {}).items())
     lines = [f"{s['name']}" + (f": {s['description']}" if s['description'] else ''),
              f"problem {s['problem']}" + (f" ({sizes})" if sizes else '') + f", starting kernel {s['kernel']}, on {s['gpu'] or s['device']}",
-             f"status: {s['status']} ({s['stop_reason']}); {s['rounds']} rounds, {s['candidates']} candidates, {s['accepted']} accepted"]
+             f"status: {s['state']}", f"{s['rounds']} rounds, {s['candidates']} candidates, {s['accepted']} accepted"]
     if s['best_median_ms'] is not None:
-        lines.append(f"best: {s['best_id']} at {_ms(s['best_median_ms'], s['best_iqr_ms'])}; {format_speedup(s['speedup_vs_start'])} "
-                     f"the starting kernel ({_ms(s['start_median_ms'], s['start_iqr_ms'])})"
-                     + (f", {format_speedup(s['speedup_vs_eager'])} PyTorch eager ({_ms(s['eager_median_ms'], s['eager_iqr_ms'])})"
+        lines.append(f"best: {s['best_id']} at {_ms(s['best_median_ms'], s['best_iqr_ms'])}; {speed_of(s['speedup_vs_start'], 'the starting kernel')} "
+                     f"({_ms(s['start_median_ms'], s['start_iqr_ms'])})"
+                     + (f", {speed_of(s['speedup_vs_eager'], 'PyTorch eager')} ({_ms(s['eager_median_ms'], s['eager_iqr_ms'])})"
                         if s['speedup_vs_eager'] is not None else ''))
     return lines
 
+def speed_of(x:float|None, who:str) -> str:
+    "A speedup in words: `4.43x the starting kernel`, `1/1,880 the speed of PyTorch eager`."
+    s = format_speedup(x)
+    return f"{s} the speed of {who}" if s.startswith('1/') else f"{s} {who}"
+
+@patch
+def evidence_lines(self:RunReport) -> list[str]:
+    "The evidence in three lines: how the times and checks were measured, on what software and machine, and the rules of the decisions."
+    e, env = self.evidence(), self.evidence()['environment']
+    n = '/'.join(str(x) for x in e['n']) or '?'
+    cpu = f"{env.get('cpu', '?')}" + (f", {env['cpu_count']} cores" if env.get('cpu_count') else '') + (f", load {env['load_avg_1min']:.1f}" if env.get('load_avg_1min') is not None else '')
+    left = '' if set(e['n']) <= {e['trials']} else ' (the traced calls left out)'
+    return [f"measured: {e['warmup']} warm-up and {e['trials']} timed calls per timing, medians over n={n} samples{left}; "
+            f"verified with {e['verify_trials']} trials at {e['shapes']}",
+            f"environment: kernelopt {env.get('kernelopt')}, torch {env.get('torch')}, triton {env.get('triton')}, Python {env.get('python')}; "
+            f"device {env.get('device')}: {env.get('gpu') or cpu}" + ('; Triton interpreter' if env.get('triton_interpret') else ''),
+            f"rules: a timing is noisy when its IQR exceeds {e['noisy_iqr_pct']:g}% of its median; a candidate is egregious when it is slower "
+            f"than the best beyond the noise (the larger IQR) and by more than {e['divergence_threshold_pct']:g}%"]
+
 @patch
 def to_text(self:RunReport) -> str:
-    "The report as plain text: the headline, the notes, the table, why each candidate was kept or dropped, the rounds and the usage."
-    lines = [*self.headline(), *[f"NOTE: {n}" for n in self.notes()]]
+    "The report as plain text: the headline, the notes, the evidence, the table, why each candidate was kept or dropped, the rounds and the usage."
+    lines = [*self.headline(), *[f"NOTE: {n}" for n in self.notes()], *self.evidence_lines()]
     df = self.table()
-    fmts = {c: format_number for c in ('median ms', 'IQR ms', self.sol_label)} | {c: format_speedup for c in ('x start', 'x eager', 'x compile')}
+    fmts = {c: format_number for c in ('median ms', 'IQR ms')} | {c: format_speedup for c in ('x start', 'x eager', 'x compile')}
+    fmts[self.sol_label] = lambda x: format_number(x) and format_number(x) + '%'
+    seeds = self.evidence()['seeds']
     lines += ['', df.to_string(index=False, formatters=fmts, na_rep='') if len(df) else '(no candidates recorded)', '']
-    lines += [f"{r['id']} {r['status']}{_against(r)}: {r['reason']}" for r in self.records() if r['round'] > 0]
+    lines += [f"{r['id']} {r['status']}{_against(r)}: {r['reason']}" + (f" (verified with seed {seeds[r['id']]})" if r['id'] in seeds else '')
+              for r in self.records() if r['round'] > 0]
     lines.append('')
     for d in self.diagnoses():
         cats = ' / '.join(b.get('category') or '?' for b in d['bottlenecks'])
@@ -327,37 +408,33 @@ def report_template() -> str:
 
 # %% ../nbs/20_report.ipynb #646c94e5
 @patch
-def diff_html(self:RunReport) -> str:
-    "A side-by-side HTML diff of the best kernel against the starting kernel; '' when the start is still the best."
-    start, best = self.start, self.best
-    if not start or not best or best['id'] == start['id'] or not (start.get('code_path') and best.get('code_path')): return ''
-    a, b = (self.ledger.read_text(x['code_path']).splitlines() for x in (start, best))
-    return difflib.HtmlDiff(tabsize=4, wrapcolumn=72).make_table(a, b, f"starting kernel ({start['id']})", f"best kernel ({best['id']})")
-
-@patch
 def render_html(self:RunReport) -> str:
-    "The report as one self-contained HTML page: plotly.js embedded once, however many charts."
+    "The report as one self-contained HTML page: plotly.js embedded once, however many charts; every attempt's code, checks and prompts."
     import jinja2
     from markupsafe import Markup
     from plotly.offline import get_plotlyjs
-    s, u = self.summary(), self.usage()
+    from kernelopt.ledger import ATTEMPT_STATUSES
+    s, u, start, best = self.summary(), self.usage(), self.start, self.best
     figs = [f for f in (self.time_figure(), self.roofline_figure()) if f is not None]
     charts = [Markup(f.to_html(full_html=False, include_plotlyjs=False, div_id=f'chart-{i}', config={'displaylogo': False}))
               for i, f in enumerate(figs)]
     rows = self.records()
+    pct = lambda x: format_number(x) and format_number(x) + '%'
     numbers = {'median_ms': ('median ms', format_number), 'iqr_ms': ('IQR ms', format_number), 'speedup_vs_start': ('x start', format_speedup),
-               'speedup_vs_eager': ('x eager', format_speedup), 'speedup_vs_compile': ('x compile', format_speedup),
-               'sol_pct': (self.sol_label, format_number)}
+               'speedup_vs_eager': ('x eager', format_speedup), 'speedup_vs_compile': ('x compile', format_speedup), 'sol_pct': (self.sol_label, pct)}
     if all(r['speedup_vs_compile'] is None for r in rows): del numbers['speedup_vs_compile']   # the run did not time torch.compile
     columns = [(h, 'num' if h == 'round' else 'text') for h in ('id', 'round', 'parent', 'aimed at', 'change', 'verification', 'status', 'why')]
-    columns += [(h, 'num') for h, _ in numbers.values()]
+    columns += [(h, 'num') for h, _ in numbers.values()] + [('noisy IQR', 'text')]
     usage = (f"{u['provider_calls']} calls, {u['input_tokens']:,} input + {u['output_tokens']:,} output tokens, cost "
              + ('$' + format(u['cost_usd'], '.4f') if u['cost_usd'] is not None else 'unknown (no prices)'))
+    overall = code_diff(self._text(start['code_path']), self._text(best['code_path'])) if start and best and best['id'] != start['id'] else None
     env = jinja2.Environment(autoescape=True)
     return env.from_string(report_template()).render(
-        s=s, sizes=', '.join(f"{k}={v}" for k, v in (s['sizes'] or {}).items()), notes=self.notes(), usage=usage,
-        rows=rows, columns=columns, numbers=[(k, f) for k, (_, f) in numbers.items()], diagnoses=self.diagnoses(), diff=Markup(self.diff_html()),
-        charts=charts, plotlyjs=Markup(get_plotlyjs()) if charts else '', ms=_ms, x=format_speedup)
+        s=s, sizes=', '.join(f"{k}={v}" for k, v in (s['sizes'] or {}).items()), notes=self.notes(), usage=usage, ev=self.evidence(),
+        rows=rows, columns=columns, numbers=[(k, f) for k, (_, f) in numbers.items()], diagnoses=self.diagnoses(),
+        attempts=[self.attempt_evidence(a) for a in self.attempts], rounds=[self.round_evidence(r) for r in self.rounds],
+        statuses=ATTEMPT_STATUSES, overall=overall, start=start, best=best, charts=charts, plotlyjs=Markup(get_plotlyjs()) if charts else '',
+        ms=_ms, x=format_speedup, speed_of=speed_of, num=format_number, pct=pct, short=_short)
 
 @patch
 def to_html(self:RunReport, path:str|Path) -> Path:

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import math, statistics, warnings
 from contextlib import contextmanager
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass, asdict, field
 from typing import Sequence
 
 import torch
@@ -18,7 +18,7 @@ from .device import resolve_device, parse_dtype
 from .problem import load_problem
 from .trace import OpTracer
 from .flops import count_op, compulsory_bytes
-from .peaks import HardwarePeaks, floor_time_s, roofs_for
+from .peaks import HardwarePeaks, floor_time_s, largest_cache_bytes, roofs_for
 
 # %% auto #0
 __all__ = ['SOURCES', 'RooflinePoint', 'roofline_point', 'point_from_ncu', 'OpPoint', 'profile_model_roofline', 'format_quantity',
@@ -193,24 +193,26 @@ def profile_model_roofline(
                       achieved_bandwidth=c.count.bytes / t if t > 0 else math.inf, source='model', op=c.op, module=c.module,
                       **_classify(c.count.flops, c.count.bytes, max(t, 1e-12), peaks))
               for c, t in zip(steps_calls[0], times)]
-    return ModelRoofline(points, peaks, _warnings(points, peaks), steps, compulsory)
+    warns, notes = _warnings(points, peaks, largest_cache_bytes(dev))
+    return ModelRoofline(points, peaks, warns, steps, compulsory, notes)
 
 # %% ../nbs/13_roofline.ipynb #d13e0c03
-def _warnings(points:list, peaks:HardwarePeaks) -> list[str]:
-    "Ops without a FLOP formula; ops faster than the roofs (cache-resident, or roofs too low)."
+def _warnings(points:list, peaks:HardwarePeaks, cache_bytes:int|None=None) -> tuple[list, list]:
+    "(warnings, notes): ops without a FLOP formula, and ops faster than the roofs: warned about, or explained in a note where their data fits in the cache."
     warns = [f"no FLOP formula for aten.{op}: its time counts as not covered; register one with "
              f"kernelopt.flops.register_op_flops" for op in sorted({p.op for p in points if p.flops is None})]
     fast = [p for p in points if p.pct_of_roof is not None and p.pct_of_roof > 100]
-    if fast:
-        cache = peaks.cache_bandwidth
-        cached = [p for p in fast if cache and p.achieved_bandwidth <= cache and p.flops <= p.time_s * peaks.peak_flops]
-        low = len(fast) - len(cached)
-        warns.append(f"{len(fast)} op call(s) ran faster than the roofs allow (up to {max(p.pct_of_roof for p in fast):.0f}% of roof)"
-                     + (f"; {len(cached)} of them within the cache roof: small ops whose data stayed in cache" if cached else '')
-                     + ("" if not low else f"; {'the other ' if cached else ''}{low} suggest roofs too low for this run "
-                        "(measured under load or with small sizes, or with TF32 off while the model used it)"))
+    cached = [p for p in fast if cache_bytes and p.bytes_moved <= cache_bytes]
+    other = [p for p in fast if not (cache_bytes and p.bytes_moved <= cache_bytes)]
+    if other: warns.append(f"{len(other)} op call(s) moved more data than the cache holds yet ran faster than the roofs allow (up to "
+                           f"{max(p.pct_of_roof for p in other):.0f}% of roof): the roofs are too low for this run "
+                           "(measured under load or with small sizes, or with TF32 off while the model used it)")
     for w in warns: warnings.warn(w, stacklevel=3)
-    return warns
+    if not cached: return warns, []
+    note = (f"{len(cached)} op call(s) ran faster than the memory roof (up to {max(p.pct_of_roof for p in cached):.0f}% of it), as expected: "
+            f"each moves at most {format_quantity(max(p.bytes_moved for p in cached), 'B')}, which fits in the {format_quantity(cache_bytes, 'B')} "
+            "cache, and data served from a cache moves faster than the memory roof, measured on data 4x the cache, allows")
+    return warns, [note]
 
 # %% ../nbs/13_roofline.ipynb #d13e0c04
 def format_quantity(x:float|None, unit:str) -> str:
@@ -232,9 +234,10 @@ class ModelRoofline:
     "The per-op roofline of one forward pass of a model."
     points:list[OpPoint]  # one per aten op call, in call order
     peaks:HardwarePeaks   # the roofs the points were classified against
-    warnings:list[str]    # ops without FLOP formula, ops faster than the roofs
+    warnings:list[str]    # ops without FLOP formula, ops faster than the roofs although their data does not fit in the cache
     steps:int             # profiled forward passes
     compulsory_bytes:int  # bytes of the inputs, weights and outputs, each storage once: what any implementation must move
+    notes:list = field(default_factory=list)  # what a reader should know: ops faster than the memory roof because their data fits in the cache
 
     @property
     def total_time_s(self) -> float: return sum(p.time_s for p in self.points)
@@ -283,7 +286,7 @@ def to_text(self:ModelRoofline, top:int=15) -> str:
     lines = [f"roofs: {self.peaks.label}, ridge {self.peaks.ridge_point:.3g} FLOP/B ({self.peaks.provenance})", fmt(head), *map(fmt, rows),
              f"{len(self.points)} op calls, {format_quantity(self.flops, 'FLOP')}, {format_seconds(self.total_time_s)} in all; "
              f"compulsory bytes {format_quantity(self.compulsory_bytes, 'B')}; coverage {self.coverage_pct:.2f}% of the time has known FLOPs"]
-    return '\n'.join(lines + [f"warning: {x}" for x in self.warnings])
+    return '\n'.join(lines + [f"warning: {x}" for x in self.warnings] + [f"note: {x}" for x in self.notes])
 
 # %% ../nbs/13_roofline.ipynb #c50432c9
 @patch
