@@ -2,8 +2,9 @@
 
 nbdev_readme needs Quarto; this renders the same page: markdown cells as they are, code cells
 that are not hidden as python blocks, and the text output of `#| echo: false` cells (a command's real
-output, its code hidden) as text blocks. `python .ci/readme.py --check` exits 1 if README.md is stale."""
-import json, sys
+output, its code hidden) as text blocks. `python .ci/readme.py --check` exits 1 if README.md is stale;
+`python .ci/readme.py --command N` prints the README's Nth command (the one-line sh blocks under "Two commands"), as CI runs it."""
+import json, re, sys
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
@@ -24,7 +25,13 @@ for c in nb['cells']:
         parts.append('```python\n' + src + '\n```')
 text = '\n\n'.join(parts) + '\n'
 readme = root/'README.md'
-if '--check' in sys.argv:
+if '--command' in sys.argv:
+    section = text.split('## Two commands', 1)[1].split('\n## ', 1)[0]
+    blocks = [b.strip() for b in re.findall(r'```sh\n(.*?)```', section, re.S)]
+    n = int(sys.argv[sys.argv.index('--command') + 1])
+    if not 1 <= n <= len(blocks) or '\n' in blocks[n - 1]: sys.exit(f"the README's Two commands section has {len(blocks)} one-line sh blocks; no command {n}")
+    print(blocks[n - 1])
+elif '--check' in sys.argv:
     if not readme.exists() or readme.read_text() != text:
         sys.exit('README.md is out of date with nbs/index.ipynb: run python .ci/readme.py')
 else:

@@ -7,4 +7,4 @@ __all__ = []
 
 # %% ../nbs/22_cli.ipynb #a4fbb230
 import kernelopt.cli_measure, kernelopt.cli_optimize   # importing them registers their sub-commands
-from .cli_args import UsageError, build_parser, main, run_cli   # `kernelopt.cli:main` is the entry point
+from .cli_args import UsageError, build_parser, gather_sizes, main, run_cli   # `kernelopt.cli:main` is the entry point

@@ -4,14 +4,16 @@
 
 # %% auto #0
 __all__ = ['POSITIVE_INT', 'COUNT', 'SECONDS', 'USD', 'JSON', 'DEVICE', 'HTML', 'WARMUP', 'TRIALS', 'TIMEOUT', 'ALLOW_OP',
-           'EXTRA_SHAPE', 'UsageError', 'command', 'arg', 'build_parser', 'main', 'run_cli', 'dtype_arg', 'html_file',
-           'problem_args', 'load_args', 'work_fits', 'emit']
+           'EXTRA_SHAPE', 'UsageError', 'WorkFailed', 'command', 'arg', 'build_parser', 'dtype_arg', 'html_file',
+           'split_sizes', 'gather_sizes', 'SizesAction', 'problem_args', 'load_args', 'work_fits', 'emit',
+           'rerun_command', 'main', 'run_cli']
 
 # %% ../nbs/21b_cli_args.ipynb #10791a7f
-import argparse, contextlib, io, json, os, sys, warnings
+import argparse, contextlib, io, json, os, re, shlex, sys, warnings
 
 # %% ../nbs/21b_cli_args.ipynb #dbb8fe0c
 class UsageError(ValueError): "Bad input to a command: `main` prints the message to stderr in one line and exits with code 2."
+class WorkFailed(RuntimeError): "The work of a command failed (a tool crashed, a lock timed out): `main` prints the message in one line and exits with code 1."
 
 _COMMANDS:dict = {}   # name -> (help, arguments, function)
 
@@ -35,27 +37,6 @@ def build_parser() -> argparse.ArgumentParser:
         (sp := sub.add_parser(name, help=help, description=help)).set_defaults(func=fn)
         for flags, kw in arguments: sp.add_argument(*flags, **kw)
     return p
-
-def main(argv:list[str]|None=None) -> int:
-    "Parse `argv` and run the sub-command it names among those registered; returns the exit code (0 ok, 1 work failed, 2 bad input)."
-    argv = sys.argv[1:] if argv is None else list(argv)
-    cmd = next((' ' + a for a in argv if a in _COMMANDS), '')
-    shown, warnings.showwarning = warnings.showwarning, lambda m, *a, **k: print(f"kernelopt: warning: {m}", file=sys.stderr)   # one line each
-    try:
-        args = build_parser().parse_args(argv)
-        return int(args.func(args) or 0)
-    except ValueError as e:   # bad input: UsageError, ProblemError, DeviceUnavailableError, LedgerError... are ValueErrors
-        print(f"kernelopt{cmd}: error: {e}", file=sys.stderr); return 2
-    except KeyboardInterrupt: print('kernelopt: interrupted', file=sys.stderr); return 1
-    finally: warnings.showwarning = shown
-
-def run_cli(*argv:str) -> tuple[int, str, str]:
-    "Run `kernelopt *argv` in this process, as a notebook or a test does; return (exit code, stdout, stderr)."
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try: rc = main(list(argv))
-        except SystemExit as e: rc = e.code if isinstance(e.code, int) else 1   # --help, --version
-    return rc, out.getvalue(), err.getvalue()
 
 # %% ../nbs/21b_cli_args.ipynb #5c803eae
 def _number(kind, low:float, strict:bool=True):
@@ -90,11 +71,34 @@ TIMEOUT = lambda s: arg('--timeout', type=SECONDS, default=s, metavar='S', help=
 ALLOW_OP = arg('--allow-op', action='append', default=[], metavar='OP', help='an aten op the kernel may share with the reference (repeatable)')
 EXTRA_SHAPE = arg('--extra-shape', action='append', default=[], metavar='NAME=VALUE[,NAME=VALUE]', help='another size the verifier checks (repeatable)')
 
+_SIZE = re.compile(r'[A-Za-z_]\w*\s*=')   # the start of a NAME=VALUE word
+
+def split_sizes(text:str) -> list[str]:
+    "'batch_size=8,bias_shape=(8, 1, 1)' -> ['batch_size=8', 'bias_shape=(8, 1, 1)']: split at the commas that start a new NAME=."
+    return re.split(r',\s*(?=[A-Za-z_]\w*\s*=)', text)
+
+def gather_sizes(argv:list[str]) -> list[str]:
+    "`argv` with `--set a=1 b=2` as `--set=a=1 --set=b=2`: after its first word, --set takes only NAME=VALUE words, never a file."
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] == '--': return out + argv[i:]
+        if argv[i] == '--set' and i + 1 < len(argv) or argv[i].startswith('--set='):
+            first = argv[i + 1] if argv[i] == '--set' else argv[i][6:]   # its first word, whatever it is: a bad one is reported as a bad size
+            out.append(f'--set={first}'); i += 2 if argv[i] == '--set' else 1
+            while i < len(argv) and _SIZE.match(argv[i]): out.append(f'--set={argv[i]}'); i += 1
+        else: out.append(argv[i]); i += 1
+    return out
+
+class SizesAction(argparse.Action):
+    "`--set NAME=VALUE[,NAME=VALUE...]`, repeatable: each adds its sizes to those before."
+    def __call__(self, parser, namespace, value, option_string=None):
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest) or []), *split_sizes(value)])
+
 def problem_args(candidate:str|None='candidate', optional:bool=False, dtype:bool=True, problem:bool=True) -> list:
     "The arguments of every command that takes a problem: the problem, a kernel named `candidate` (maybe `optional`), --set, --device, --dtype, --json."
     return [*([arg('problem', help='KernelBench-format problem file (Model, get_inputs, get_init_inputs)')] if problem else []),
             *([arg(candidate, nargs='?' if optional else None, help='kernel file defining ModelNew or kernel_function')] if candidate else []),
-            arg('--set', dest='sizes', nargs='+', action='extend', default=[], metavar='NAME=VALUE', help='override sizes of the problem (repeatable)'),
+            arg('--set', dest='sizes', action=SizesAction, default=[], metavar='NAME=VALUE[,...]', help='override sizes of the problem: --set batch_size=8,dim=256 (repeatable)'),
             DEVICE, *([arg('--dtype', type=dtype_arg, help="floating dtype to run in, e.g. float16 or bf16 (default: the problem's own)")] if dtype else []), JSON,
             *([arg('--max-minutes', type=SECONDS, metavar='M', help='on the CPU, refuse work estimated to take longer (default 3, or $KERNELOPT_CPU_BUDGET_S seconds)')] if problem else [])]
 
@@ -114,3 +118,43 @@ def work_fits(prob, command:str, settings:dict, **kw):
 def emit(args, result):
     "Print a result: as JSON with --json (its `to_dict()`), else its `to_text()`."
     print(json.dumps(getattr(result, 'to_dict', lambda: result)(), indent=1, default=str) if args.json else result.to_text())
+
+# %% ../nbs/21b_cli_args.ipynb #5ba34159
+def rerun_command(args, add:list[str]=()) -> str:
+    "The command line `args` came from, with the flags in `add` that it lacks appended: what a user runs to continue."
+    return 'kernelopt ' + shlex.join([*args.argv, *(a for a in add if a not in args.argv)])
+
+def main(argv:list[str]|None=None) -> int:
+    "Parse `argv` and run the sub-command it names among those registered; returns the exit code (0 ok, 1 work failed, 2 bad input, 130 interrupted)."
+    argv = sys.argv[1:] if argv is None else list(argv)
+    cmd, args, seen = next((' ' + a for a in argv if a in _COMMANDS), ''), None, set()
+    def warn_once(m, *a, **k):
+        if str(m) not in seen: seen.add(str(m)); print(f"kernelopt: warning: {m}", file=sys.stderr)
+    def fail(e, rc:int) -> int:
+        print(f"kernelopt{cmd}: error: {e}", file=sys.stderr)
+        if '--json' in argv: print(json.dumps(dict(error=str(e), exit_code=rc)))
+        return rc
+    shown, warnings.showwarning = warnings.showwarning, warn_once
+    try:
+        args = build_parser().parse_args(gather_sizes(argv))
+        args.argv, args.on_interrupt = argv, None
+        rc = int(args.func(args) or 0)
+        sys.stdout.flush()   # a closed pipe shows here, not in the interpreter's exit
+        return rc
+    except ValueError as e: return fail(e, 2)   # bad input: UsageError, ProblemError, DeviceUnavailableError, LedgerError... are ValueErrors
+    except WorkFailed as e: return fail(e, 1)
+    except KeyboardInterrupt:
+        hint = getattr(args, 'on_interrupt', None)
+        print(f"kernelopt{cmd}: interrupted" + (f"; {hint}" if hint else ''), file=sys.stderr); return 130
+    except BrokenPipeError:   # the reader went away (`| head`): stop quietly, and let nothing more reach the pipe
+        with contextlib.suppress(Exception): os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    finally: warnings.showwarning = shown
+
+def run_cli(*argv:str) -> tuple[int, str, str]:
+    "Run `kernelopt *argv` in this process, as a notebook or a test does; return (exit code, stdout, stderr)."
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try: rc = main(list(argv))
+        except SystemExit as e: rc = e.code if isinstance(e.code, int) else 1   # --help, --version
+    return rc, out.getvalue(), err.getvalue()

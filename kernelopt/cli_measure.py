@@ -7,7 +7,7 @@ __all__ = []
 
 # %% ../nbs/21c_cli_measure.ipynb #0ae04e68
 import json, sys, tempfile
-from .cli_args import (UsageError, command, arg, problem_args, load_args, emit, POSITIVE_INT, COUNT, SECONDS, dtype_arg,
+from .cli_args import (UsageError, WorkFailed, command, arg, problem_args, load_args, emit, POSITIVE_INT, COUNT, SECONDS, dtype_arg,
                                 JSON, DEVICE, HTML, WARMUP, TRIALS, TIMEOUT, ALLOW_OP, EXTRA_SHAPE)
 
 # %% ../nbs/21c_cli_measure.ipynb #45af0dc2
@@ -51,7 +51,9 @@ def _verify(args):
     problem, candidate = load_args(args, command='verify', verify_trials=args.trials)
     res = verify_kernel(problem, candidate, args.device, args.dtype, trials=args.trials, extra_shapes=args.extra_shape,
                         allow_tf32=args.allow_tf32, allowed_ops=args.allow_op, timeout_s=args.timeout, seed=args.seed)
-    emit(args, res); return 0 if res.passed else 1
+    emit(args, res)
+    if not (res.passed or args.json): print(f"inputs drawn from seed {res.seed}: add --seed {res.seed} to draw the same ones again")
+    return 0 if res.passed else 1
 
 # %% ../nbs/21c_cli_measure.ipynb #c0d7e557
 @command('roofline', "Per-op roofline of a problem's reference model: FLOPs, bytes, time and bound of every op", [*problem_args(candidate=None), HTML,
@@ -70,13 +72,18 @@ def _roofline(args):
          arg('--ncu-bin', metavar='PATH', help='the ncu executable (default: on PATH)'), arg('--sudo', action='store_true', help='run ncu under sudo -E'),
          arg('--clock-control', default='none', metavar='MODE', help="ncu --clock-control: 'none' keeps boost clocks (default), 'base' locks base clocks")])
 def _profile(args):
-    from kernelopt.device import resolve_device
+    from kernelopt.device import default_device, resolve_device, DeviceUnavailableError
     from kernelopt.ncu_profile import NCUProfiler, NCUError, NCUNotFoundError, NCUPermissionError, profile_report
-    if resolve_device(args.device).type != 'cuda':
-        raise UsageError("Nsight Compute (ncu) needs an NVIDIA GPU: run kernelopt profile on a machine with one; `kernelopt roofline` works anywhere")
+    gpu_here = default_device() != 'cpu'
+    try: gpu = resolve_device(args.device).type == 'cuda'
+    except DeviceUnavailableError:
+        if gpu_here: raise   # a GPU here, but not the one named: the device's own message
+        gpu = False          # none here: not its advice (--device cpu), which profile cannot use
+    if not gpu: raise UsageError(f"Nsight Compute (ncu) profiles NVIDIA GPUs only{'' if gpu_here else ', and this machine has none'}: "
+                                 "run kernelopt profile on a machine with one; `kernelopt roofline PROBLEM` works anywhere")
     problem, candidate = load_args(args)
     try: result = NCUProfiler(ncu_bin=args.ncu_bin, clock_control=args.clock_control, timeout_s=args.timeout, use_sudo=args.sudo).profile(
             problem, candidate, device=args.device, out_dir=args.out)
     except (NCUNotFoundError, NCUPermissionError) as e: raise UsageError(str(e)) from None
-    except NCUError as e: print(f'kernelopt profile: {e}', file=sys.stderr); return 1
+    except NCUError as e: raise WorkFailed(str(e)) from None
     emit(args, profile_report(result, problem.name, args.candidate, args.device, problem.sizes))

@@ -14,10 +14,10 @@ from .sol import RooflineAnalyzer, RooflineConfig, RooflineResult
 
 # %% auto #0
 __all__ = ['UNIT_SCALES', 'LAUNCH_COLUMNS', 'DETAILS_METRIC_NAMES', 'AGGREGATES', 'METRIC_FILE_FORMATS', 'METRIC_FILE_SUFFIXES',
-           'NCUError', 'NCUNotFoundError', 'NCUPermissionError', 'NCUTimeoutError', 'NCUProgramError',
-           'NCUNoKernelError', 'NCUParseError', 'find_ncu', 'ncu_available', 'parse_ncu_version', 'ncu_version',
-           'parse_value', 'to_base_unit', 'parse_ncu_csv', 'launch_groups', 'select_kernels', 'report_frame',
-           'load_ncu_report', 'UnreadableMetricsError', 'read_metrics', 'SOLReport', 'sol_report']
+           'KERNEL_NAME_WIDTH', 'NCUError', 'NCUNotFoundError', 'NCUPermissionError', 'NCUTimeoutError',
+           'NCUProgramError', 'NCUNoKernelError', 'NCUParseError', 'find_ncu', 'ncu_available', 'parse_ncu_version',
+           'ncu_version', 'parse_value', 'to_base_unit', 'parse_ncu_csv', 'launch_groups', 'select_kernels',
+           'report_frame', 'load_ncu_report', 'UnreadableMetricsError', 'read_metrics', 'SOLReport', 'sol_report']
 
 # %% ../nbs/14_ncu.ipynb #8b595164
 class NCUError(RuntimeError):
@@ -387,6 +387,12 @@ def read_metrics(
     except NCUNoKernelError: raise _bad(path, 'no kernel launch in it') from None
 
 # %% ../nbs/14_ncu.ipynb #e14a0c09
+KERNEL_NAME_WIDTH = 48   # characters of a kernel's name the table shows
+
+def _kernel_list(who:list[str]) -> str:
+    "'file kernel' for one; '12 kernels (a, b, c, ...)' for more."
+    return who[0] if len(who) == 1 else f"{len(who)} kernels ({', '.join(who[:3])}{', ...' if len(who) > 3 else ''})"
+
 @dataclass
 class SOLReport:
     "Speed-of-Light verdicts of every kernel in some ncu exports."
@@ -397,15 +403,20 @@ class SOLReport:
         return {'files': [{'file': f, 'kernels': {k: r.to_dict() for k, r in ks.items()}} for f, ks in self.verdicts.items()]}
 
     def to_text(self) -> str:
-        "The table `kernelopt sol` prints: one row per file and kernel, then the warnings."
+        "The table `kernelopt sol` prints: one row per file and kernel (long names cut), then each warning once, with the kernels it is about."
         pct = lambda v: '-' if v is None else f"{v:.1f}"
+        short = lambda k: k if len(k) <= KERNEL_NAME_WIDTH else k[:KERNEL_NAME_WIDTH - 1] + '…'   # demangled C++ names run to hundreds of characters
         head = ('file', 'kernel', 'compute%', 'memory%', 'DRAM%', 'limiter', 'bottleneck', 'balanced', 'at roofline')
-        rows = [(Path(f).name, k, pct(r.compute_sol_pct), pct(r.memory_sol_pct), pct(r.dram_sol_pct), r.limiter or '-',
+        rows = [(Path(f).name, short(k), pct(r.compute_sol_pct), pct(r.memory_sol_pct), pct(r.dram_sol_pct), r.limiter or '-',
                  r.bottleneck, 'yes' if r.balanced else 'no', 'yes' if r.at_roofline else 'no')
                 for f, ks in self.verdicts.items() for k, r in ks.items()]
         w = [max(len(x) for x in col) for col in zip(head, *rows)]
         fmt = lambda r: '  '.join(x.rjust(n) if 2 <= i <= 4 else x.ljust(n) for i, (x, n) in enumerate(zip(r, w))).rstrip()
-        warns = [f"{Path(f).name} {k}: {x}" for f, ks in self.verdicts.items() for k, r in ks.items() for x in r.warnings]
+        by = {}   # one line per warning, naming the kernels it is about
+        for f, ks in self.verdicts.items():
+            for k, r in ks.items():
+                for x in r.warnings: by.setdefault(x, []).append(f"{Path(f).name} {short(k)}")
+        warns = [f"{_kernel_list(who)}: {x}" for x, who in by.items()]
         return '\n'.join([fmt(head), *map(fmt, rows)] + (['', 'warnings:'] + warns if warns else []))
 
 def sol_report(
