@@ -10,6 +10,9 @@ The call order of `kernelopt optimize ... --rounds 2 --candidates-per-round 2` (
 round 1: judge, candidate 1, candidate 2 (+ its fixes); round 2: judge, candidate 1, candidate 2 (+ its fixes).
 Those settings decide which reply lands in which call, so each transcript's first line records them
 (kernelopt.llm.transcript_header) and a run with other settings stops at once with the flags to use.
+
+examples/softmax/transcript_round0.jsonl is for a run from the bare problem (no KERNEL), with `--samples 2 --rounds 1`:
+round 0: sample 1, sample 2 (+ their fixes, one sample after the other); round 1: judge, candidate 1.
 """
 import json
 from pathlib import Path
@@ -34,12 +37,14 @@ def judge_reply(b1, b2) -> str:
     return json.dumps({"bottleneck_1": b1, "bottleneck_2": b2}, indent=1)
 
 
-def write(path: Path, replies: list[str]):
+def write(path: Path, replies: list, settings: dict = SETTINGS):
+    "One line per reply: a text, or a dict of a text and what its provider would report (stop_reason, token counts)."
     with open(path, "w") as f:
-        f.write(transcript_header(SETTINGS) + "\n")
-        for i, text in enumerate(replies, 1):
-            f.write(json.dumps({"call": i, "model": "hand-written", "text": text}) + "\n")
-    print(f"wrote {path} ({len(replies)} replies, recorded for {SETTINGS})")
+        f.write(transcript_header(settings) + "\n")
+        for i, reply in enumerate(replies, 1):
+            extra = reply if isinstance(reply, dict) else {"text": reply}
+            f.write(json.dumps({"call": i, "model": "hand-written", **extra}) + "\n")
+    print(f"wrote {path} ({len(replies)} replies, recorded for {settings})")
 
 
 def softmax():
@@ -135,6 +140,41 @@ def linear_bias_relu():
     ])
 
 
+def softmax_round0():
+    "From the bare problem: the model's two first kernels (one cut off at its token limit, then resent), then one round."
+    d = HERE / "softmax"
+    c = d / "candidates"
+    online = (c / "online.py").read_text()
+    judge = judge_reply(
+        bottleneck("memory-bandwidth",
+                   "The online kernel still reads each row twice: once for the running maximum and sum, once to write.",
+                   [("efficiency_pct", "see Roofline", "below the memory roof for a bandwidth-bound problem"),
+                    ("median_ms", "see Timings", "two full reads and one write of the tensor")],
+                   "The statistics pass and the output pass each stream the row from memory.",
+                   [("Keep the whole row in registers when it fits (up to 16384 columns): one read, one write, with the "
+                     "online kernel as the fallback for longer rows", "reaches the compulsory traffic", "1.3-2x")]),
+        bottleneck("occupancy",
+                   "1024-column blocks leave a 1000-column row with one block per program and few loads in flight.",
+                   [("median_ms", "see Timings", "time dominated by load latency")],
+                   "One program per row and a fixed block size.",
+                   [("Size the block to the row (next power of two) and scale num_warps with it", "more bytes in flight", "10-30%")]))
+    write(d / "transcript_round0.jsonl", [
+        {"text": code_reply("A first kernel: one program per row, three passes over the row in 128-column blocks (maximum, "
+                            "sum of exponentials, normalised output). Simple and correct for any row length.", d / "kernel.py"),
+         "stop_reason": "end_turn"},
+        {"text": "Softmax needs the row maximum and the sum of exponentials before it can write. An online softmax keeps a "
+                 "running maximum and a running sum, rescaled whenever the maximum grows, so one pass gives both; a second "
+                 "pass writes the output.\n\n```python\n" + online[: len(online) // 2],
+         "stop_reason": "max_tokens", "output_tokens": 1024},
+        {"text": code_reply("The complete file, shorter: online softmax, the maximum and the running sum in one pass, then a "
+                            "second pass to write, with 1024-column blocks.", c / "online.py"), "stop_reason": "end_turn"},
+        judge,
+        {"text": code_reply("Whole-row softmax: each row is loaded once into registers, normalised and stored once; rows longer "
+                            "than 16384 columns use the online kernel.", c / "single_block.py"), "stop_reason": "end_turn"},
+    ], dict(rounds=1, candidates_per_round=1, max_refinements=3, samples=2))
+
+
 if __name__ == "__main__":
     softmax()
+    softmax_round0()
     linear_bias_relu()

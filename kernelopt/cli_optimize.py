@@ -49,7 +49,7 @@ def check_run_folder(out:str, problem_path:str, sizes:list[str], args):
     if not args.resume: raise UsageError(f"{out} holds {held}: continue it with `{rerun_command(args, ['--resume'])}`, or {new}")
 
 # %% ../nbs/21d_cli_optimize.ipynb #8de71b1f
-@command('optimize', "Optimize a kernel with an LLM, round by round, keeping a resumable ledger", [*problem_args(candidate='kernel', dtype=False),
+@command('optimize', "Optimize a kernel with an LLM, round by round, keeping a resumable ledger (no KERNEL: the model writes the first)", [*problem_args(candidate='kernel', optional=True, dtype=False),
     arg('--provider', required=True, metavar='SPEC', help='openai:MODEL[@URL], anthropic:MODEL[@URL] or replay:TRANSCRIPT.jsonl'),
     arg('--api-key-env', metavar='NAME', help="the environment variable holding the key for a server other than the provider's own"),
     arg('--request-timeout', type=SECONDS, default=120, metavar='S', help='seconds to wait for one reply of the provider (default 120)'),
@@ -57,6 +57,7 @@ def check_run_folder(out:str, problem_path:str, sizes:list[str], args):
     arg('--out', metavar='RUN_DIR', help='the run folder (default: runs/<problem name>)'), EXTRA_SHAPE, ALLOW_OP,
     arg('--resume', action='store_true', help='continue the run recorded in --out'), arg('--compile', action='store_true', help='also time torch.compile'),
     arg('--max-refinements', type=COUNT, default=3, metavar='N', help='fixes the model may make to a rejected candidate (default 3)'),
+    arg('--samples', type=POSITIVE_INT, default=1, metavar='N', help='without KERNEL: first kernels the model writes in round 0; the fastest correct one starts (default 1)'),
     arg('--budget-usd', type=SECONDS, metavar='X', help='stop once the provider has spent X US dollars (needs --price-in and --price-out)'),
     arg('--price-in', type=USD, metavar='USD', help='per million input tokens'), arg('--price-out', type=USD, metavar='USD', help='per million output tokens'),
     WARMUP(10), TRIALS(50), TIMEOUT(300)])
@@ -64,6 +65,7 @@ def _optimize(args):
     from kernelopt import orchestrator, llm, report
     if (args.price_in is None) != (args.price_out is None) or (args.budget_usd is not None and args.price_in is None):
         raise UsageError("give both --price-in and --price-out (USD per million tokens), or neither; --budget-usd needs them")
+    if args.kernel and args.samples != 1: raise UsageError("--samples counts the first kernels the model writes: give KERNEL or --samples, not both")
     net = {} if args.provider.startswith('replay:') else dict(api_key_env=args.api_key_env, request_timeout_s=args.request_timeout)
     try: provider = llm.provider_from_spec(args.provider, usage=llm.Usage(input_usd_per_mtok=args.price_in, output_usd_per_mtok=args.price_out), **net)
     except OSError as e: raise UsageError(f"cannot read the replay transcript {e.filename}: {e.strerror}") from None
@@ -73,7 +75,7 @@ def _optimize(args):
     progress, again = Progress(args.rounds * args.candidates_per_round), rerun_command(args, ['--resume'] + ([] if args.out else ['--out', out]))
     loop = orchestrator.OptimizationOrchestrator(problem, kernel, provider, device=args.device, rounds=args.rounds, progress=progress, work_dir=out,
                                    candidates_per_round=args.candidates_per_round, extra_shapes=args.extra_shape, allowed_ops=args.allow_op,
-                                   max_refinements=args.max_refinements, budget=args.budget_usd, resume=args.resume,
+                                   max_refinements=args.max_refinements, samples=args.samples, budget=args.budget_usd, resume=args.resume,
                                    compile_baseline=args.compile, warmup=args.warmup, trials=args.trials, timeout_s=args.timeout)
     args.on_interrupt = f"the run is in {out}; continue it with: {again}"   # Ctrl-C: the loop records it, `main` prints this and exits 130
     try: res = loop.run()
@@ -96,7 +98,7 @@ def _report(args):
 @command('suite', "Verify and time (eval), or optimize, every problem of a KernelBench-style folder, locally or on Ray", [
     arg('action', choices=['eval', 'optimize'], help='eval: verify and time every kernel; optimize: run the loop on every problem, then score its best'),
     arg('problems', help='a folder of KernelBench-format problems (any depth), or one problem file'),
-    arg('kernels', help='a folder of kernels under the same relative names (optimize: the starting kernels)'),
+    arg('kernels', nargs='?', help='a folder of kernels under the same relative names (optimize: the starting kernels, optional: round 0 writes the missing ones)'),
     arg('--out', required=True, metavar='DIR', help='the suite folder: results.jsonl (a rerun resumes it) and report.html'),
     *problem_args(candidate=None, problem=False), ALLOW_OP, WARMUP(10), TRIALS(50), TIMEOUT(120),
     arg('--baseline', choices=['eager', 'compile', 'both'], default='eager', help='reference'), arg('--filter', metavar='GLOB', help='only these problems, e.g. "level1/*"'),
@@ -104,14 +106,16 @@ def _report(args):
     arg('--workers', type=POSITIVE_INT, help='local pool size (default: 1 per GPU)'), arg('--ray-address', metavar='ADDR', help='Ray cluster (default: local)'),
     arg('--provider', metavar='SPEC', help='optimize: as for kernelopt optimize'), arg('--rounds', type=COUNT, default=3, help='optimize: rounds (default 3)'),
     arg('--max-minutes', type=SECONDS, metavar='M', help='on the CPU, minutes the whole suite may take; each pair gets its share (default: 3 min per pair)'),
-    arg('--fit', action='store_true', help='on the CPU, shrink each problem over its share to sizes that fit (recorded per pair), instead of refusing it')])
+    arg('--fit', action='store_true', help='on the CPU, shrink each problem over its share to sizes that fit (recorded per pair), instead of refusing it'),
+    arg('--samples', type=POSITIVE_INT, default=1, metavar='N', help='optimize: first kernels the model writes for a problem without a kernel (default 1)')])
 def _suite(args):
     from kernelopt.suite import run_suite_eval, run_suite_optimize
     kw = dict(overrides=args.sizes, device=args.device, dtype=args.dtype, timeout_s=args.timeout, allowed_ops=args.allow_op,
               **{k: getattr(args, k) for k in ('baseline', 'filter', 'backend', 'workers', 'ray_address', 'warmup', 'trials', 'max_minutes', 'fit')})
     args.on_interrupt = f"what finished is in {args.out}; the same command goes on from there: {rerun_command(args)}"
+    if args.action == 'eval' and not args.kernels: raise UsageError("suite eval needs KERNELS, the folder of kernels to score")
     if args.action == 'eval':
         res = run_suite_eval(args.problems, args.kernels, args.out, **kw); emit(args, res)
         return 0 if res.judged else 1   # no pair could be judged (all refused as too large, or missing): the work failed
     if not args.provider: raise UsageError("suite optimize needs --provider SPEC (openai:MODEL, anthropic:MODEL or replay:PATH)")
-    emit(args, run_suite_optimize(args.problems, args.kernels, args.out, provider=args.provider, rounds=args.rounds, **kw))
+    emit(args, run_suite_optimize(args.problems, args.kernels, args.out, provider=args.provider, rounds=args.rounds, samples=args.samples, **kw))

@@ -63,7 +63,7 @@ class Usage:
     output_usd_per_mtok: float|None = None  # price of a million completion tokens, USD
     max_total_tokens: int|None = None       # budget: stop once input + output tokens reach this
     max_cost_usd: float|None = None         # budget: stop once the cost reaches this (needs both prices)
-    calls: list = field(default_factory=list)  # one dict per call: model, input_tokens, output_tokens, latency_s
+    calls: list = field(default_factory=list)  # one dict per call: model, input_tokens, output_tokens, latency_s, stop_reason
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -86,7 +86,7 @@ class Usage:
         "Add one call."
         with self._lock:
             self.calls.append(dict(model=response.model, input_tokens=response.input_tokens,
-                                   output_tokens=response.output_tokens, latency_s=response.latency_s))
+                                   output_tokens=response.output_tokens, latency_s=response.latency_s, stop_reason=response.stop_reason))
 
     def exceeded(self)->str|None:
         "Why the budget is spent, or None while there is budget left."
@@ -307,7 +307,8 @@ class OpenAIProvider(HTTPProvider):
         r = self._client.chat.completions.create(**kw)
         latency = time.monotonic() - t0
         choice, u = r.choices[0], r.usage
-        return LLMResponse(choice.message.content or "", getattr(u, "prompt_tokens", 0) or 0,
+        text = choice.message.content or getattr(choice.message, "refusal", None) or ""   # a refusal comes in its own field
+        return LLMResponse(text, getattr(u, "prompt_tokens", 0) or 0,
                            getattr(u, "completion_tokens", 0) or 0, r.model or self.model, latency, choice.finish_reason)
 
 # %% ../nbs/17_llm.ipynb #af9baa34

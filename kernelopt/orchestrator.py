@@ -4,7 +4,8 @@
 
 # %% ../nbs/19_orchestrator.ipynb #afcc9fd7
 from __future__ import annotations
-import contextlib, re, time, traceback, warnings
+import contextlib, inspect, re, time, traceback, warnings
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
@@ -13,70 +14,13 @@ from typing import Callable
 from .ledger import (LedgerError, RunLedger, Attempt, Round, Decision, ATTEMPT_STATUSES, REDO_STATUSES, VERIFICATION_TO_ATTEMPT,
                      OptimizationResult, Spend, decide, run_result, continue_provider, every_round_failed, verification_record,
                      timing_record, code_sha256, environment_info, utc_now)
+from .attempt_steps import (RunState, verify_code, default_profiler, set_fields, time_kernel, time_verified, profile_kernel,
+                                     ask_model, problem_text, gpu_description, NoUsableCode, verify_and_fix, decide_speed)
 
 # %% auto #0
-__all__ = ['RunState', 'verify_code', 'OptimizationOrchestrator']
-
-# %% ../nbs/19_orchestrator.ipynb #2b8e6f14
-@dataclass
-class RunState:
-    "What the loop carries from step to step; made by `start` or `resume`, and everything in it is in the run folder."
-    ledger:RunLedger                # the run folder, locked by this process
-    run:dict                        # run.json's content
-    flops:float|None                # the problem's analytic FLOPs per call (None where unknown)
-    bytes:float|None                # its compulsory bytes per call
-    peaks:object                    # `HardwarePeaks`: the roofs
-    analyzer:object                 # `RooflineAnalyzer`, its history restored on resume
-    warnings:list = field(default_factory=list)  # what the run could not do
-    start:Attempt|None = None       # the starting kernel's record, once verified and timed
-
-    @property
-    def baselines(self) -> dict: return self.run['context']['baselines']
-
-# %% ../nbs/19_orchestrator.ipynb #46ab3e2c
-def verify_code(problem, code:str, work_dir:Path, **kwargs):
-    "`code`, written to work_dir, verified in a worker process (`kernelopt.verify`); a file that does not load fails, it does not raise."
-    from kernelopt.verify import verify_with_refinement
-    return verify_with_refinement(problem, code, None, max_attempts=1, work_dir=work_dir, **kwargs).result
-
-# %% ../nbs/19_orchestrator.ipynb #69b53c2f
-def _analytic_verdict(point, config):
-    "A `RooflineResult` from an analytic roofline point, for runs without Nsight Compute."
-    from kernelopt.sol import RooflineResult
-    eff = point.pct_of_roof
-    return RooflineResult(compute_sol_pct=None, memory_sol_pct=None, efficiency_pct=eff,
-                          headroom_pct=None if eff is None else max(0.0, 100 - eff),
-                          at_roofline=eff is not None and eff >= config.threshold_pct,
-                          bottleneck=point.bound if point.bound in ('memory', 'compute') else 'unknown', uses_tensor_cores=None,
-                          warnings=['no Nsight Compute metrics: efficiency is the analytic roofline floor time over the measured time'])
-
-def _main_kernel(metrics_by_kernel:dict) -> tuple[str, dict]:
-    "The kernel that takes the longest, and its metrics."
-    from kernelopt.metric_schema import DURATION
-    return max(metrics_by_kernel.items(), key=lambda kv: kv[1].get(DURATION) or 0)
-
-def _default_profiler(device:str, timeout_s:float) -> tuple[object|None, str|None]:
-    "Nsight Compute where it can run here, else None and why not."
-    if not device.startswith('cuda'): return None, "no GPU: Triton runs in its interpreter and timings do not represent GPU performance"
-    import torch
-    from kernelopt.ncu import ncu_available
-    from kernelopt.ncu_profile import NCUProfiler
-    if not torch.cuda.is_available(): return None, "no CUDA device visible"
-    if not ncu_available(): return None, "ncu not found"
-    return NCUProfiler(timeout_s=timeout_s), None
+__all__ = ['OptimizationOrchestrator']
 
 # %% ../nbs/19_orchestrator.ipynb #9450bcf3
-class _NoFix(Exception):
-    "The model's reply to a fix request held no usable code."
-
-def _change_of(text:str, code:str) -> str:
-    "What a candidate changes, in the model's words: the prose before its code, else its docstring's first sentence."
-    before = text.split('```', 1)[0].strip()
-    if not before:
-        m = re.match(r'\s*(?:"""|\'\'\')(.*?)(?:"""|\'\'\')', code, re.S)
-        before = m.group(1).strip() if m else ''
-    return ' '.join(before.split())[:300]
-
 def _sibling_note(r:int, k:int) -> list[str]:
     "The extra constraint for candidate k of round r when earlier candidates of the round aimed at the same bottleneck."
     if k < 2: return []
@@ -85,11 +29,11 @@ def _sibling_note(r:int, k:int) -> list[str]:
             f"starting from proposed optimization {k // 2 + 1} if there is one, and do not resubmit their kernels."]
 
 # %% ../nbs/19_orchestrator.ipynb #e2cca4b3
-_RESUME_KEYS = ('problem_sha256', 'overrides', 'kernel_sha256', 'device', 'candidates_per_round')
+_RESUME_KEYS = ('problem_sha256', 'overrides', 'kernel_sha256', 'device', 'candidates_per_round', 'samples')
 
 def _check_numbers(**kw):
     "One ValueError naming the first number out of its range."
-    rules = dict(rounds=(1, "at least 1"), candidates_per_round=(1, "at least 1"), max_refinements=(0, "0 or more"),
+    rules = dict(rounds=(1, "at least 1"), candidates_per_round=(1, "at least 1"), samples=(1, "at least 1"), max_refinements=(0, "0 or more"),
                  warmup=(0, "0 or more"), trials=(1, "at least 1"), retime_pairs=(0, "0 or more"))
     for k, (lo, want) in rules.items():
         if not isinstance(kw[k], int) or kw[k] < lo: raise ValueError(f"{k}={kw[k]!r}: expected an integer, {want}")
@@ -102,11 +46,12 @@ class OptimizationOrchestrator:
     "The optimization loop: profile, diagnose, generate, verify, time and keep the best, recorded in a resumable ledger."
     def __init__(self,
         problem,                            # problem file path or a loaded `Problem` (its overrides are kept)
-        kernel,                             # starting kernel: a file path or a `Candidate`
+        kernel,                             # starting kernel: a file path or a `Candidate`; None: the model writes it (round 0)
         provider,                           # an LLM provider (`kernelopt.llm`) or a spec such as "replay:PATH"
         device:str='cuda',                  # "cuda", "cuda:N" or "cpu" (Triton interpreter)
         rounds:int=5,                       # rounds of profile -> diagnose -> generate -> verify -> time
         candidates_per_round:int=1,         # candidates generated per round, each aimed at one diagnosed bottleneck
+        samples:int=1,                      # without a kernel: first kernels the model writes in round 0; the fastest correct one starts
         work_dir:str|Path='runs/run',       # the run folder (ledger, kernels, prompts, best.py)
         overrides:dict|None=None,           # size overrides for the problem, e.g. {"batch_size": 16}
         extra_shapes=(),                    # extra size overrides the verifier also checks
@@ -132,14 +77,15 @@ class OptimizationOrchestrator:
         from kernelopt.problem import load_problem, load_candidate, Problem, Candidate
         from kernelopt.sol import RooflineConfig
         from kernelopt.verify import MIN_TRIALS
-        _check_numbers(rounds=rounds, candidates_per_round=candidates_per_round, max_refinements=max_refinements, warmup=warmup,
+        _check_numbers(rounds=rounds, candidates_per_round=candidates_per_round, samples=samples, max_refinements=max_refinements, warmup=warmup,
                        trials=trials, retime_pairs=retime_pairs, timeout_s=timeout_s, budget=budget,
                        divergence_threshold_pct=divergence_threshold_pct)
         if verify_trials < MIN_TRIALS: raise ValueError(f"verify_trials={verify_trials}: the verifier needs at least {MIN_TRIALS}")
         if str(device).split(':')[0] not in ('cpu', 'cuda'): raise ValueError(f"unknown device {device!r}; expected 'cpu', 'cuda' or 'cuda:N'")
         self.problem = problem if isinstance(problem, Problem) and not overrides else load_problem(getattr(problem, 'path', problem), overrides)
-        self.kernel = kernel if isinstance(kernel, Candidate) else load_candidate(kernel)
-        self.device, self.rounds, self.candidates_per_round = str(device), rounds, candidates_per_round
+        if kernel is not None and samples != 1: raise ValueError(f"samples={samples}: samples are first kernels the model writes; a run from a starting kernel has none")
+        self.kernel = kernel if kernel is None or isinstance(kernel, Candidate) else load_candidate(kernel)
+        self.device, self.rounds, self.candidates_per_round, self.samples = str(device), rounds, candidates_per_round, samples
         self.extra_shapes, self.allowed_ops = tuple(extra_shapes), tuple(allowed_ops)
         # On a CPU the interpreter's roofline efficiency is a tiny number that means nothing, so "converged" would be noise:
         # without a config of its own, a CPU run stops on its round count only.
@@ -162,7 +108,8 @@ class OptimizationOrchestrator:
 
     def settings(self) -> dict:
         "The settings that decide which provider call is which: a replayed transcript must have been recorded with the same."
-        return dict(rounds=self.rounds, candidates_per_round=self.candidates_per_round, max_refinements=self.max_refinements)
+        return dict(rounds=self.rounds, candidates_per_round=self.candidates_per_round, max_refinements=self.max_refinements,
+                    samples=0 if self.kernel else self.samples)
 
     def _make_provider(self, provider, budget):
         if isinstance(provider, str):
@@ -188,7 +135,7 @@ class OptimizationOrchestrator:
         return self._benchmark
 
     def __repr__(self):
-        return (f"OptimizationOrchestrator({self.problem.name}, {Path(self.kernel.path).name}, device={self.device!r}, "
+        return (f"OptimizationOrchestrator({self.problem.name}, {Path(self.kernel.path).name if self.kernel else None}, device={self.device!r}, "
                 f"rounds={self.rounds}, candidates_per_round={self.candidates_per_round}, work_dir='{self.ledger.dir}')")
 
     def start(self) -> RunState:
@@ -211,7 +158,8 @@ class _Stop(Exception):
 def _config(o:OptimizationOrchestrator) -> dict:
     p = o.problem
     return dict(problem=str(p.path), problem_sha256=code_sha256(p.source), overrides=p.overrides, sizes=p.sizes,
-                kernel=str(o.kernel.path), kernel_sha256=code_sha256(o.kernel.source), device=o.device,
+                kernel=o.kernel and str(o.kernel.path), kernel_sha256=o.kernel and code_sha256(o.kernel.source), device=o.device,
+                samples=None if o.kernel else o.samples,
                 rounds=o.rounds, candidates_per_round=o.candidates_per_round, extra_shapes=list(o.extra_shapes),
                 allowed_ops=list(o.allowed_ops), roofline_config=asdict(o.roofline_config),
                 divergence_threshold_pct=o.divergence_threshold_pct, max_refinements=o.max_refinements,
@@ -221,7 +169,7 @@ def _config(o:OptimizationOrchestrator) -> dict:
 
 def _use_profiler(o:OptimizationOrchestrator, st:RunState):
     "The profiler given, else Nsight Compute where it can run; says once when there is none."
-    o.profiler, why = (None, None) if o._profiler is False else (o._profiler, None) if o._profiler else _default_profiler(o.device, o.timeout_s)
+    o.profiler, why = (None, None) if o._profiler is False else (o._profiler, None) if o._profiler else default_profiler(o.device, o.timeout_s)
     if why:   # profiler=False: the caller chose no profiler, nothing to say
         msg = f"profiling with timings and the analytic roofline only ({why})"
         warnings.warn(msg); st.warnings.append(msg)
@@ -283,29 +231,6 @@ def _measure_baselines(o:OptimizationOrchestrator, st:RunState):
         st.baselines[name] = timing_record(r.stats)
     o.ledger.write_run(st.run)
 
-def _set(rec, **kw):
-    for k, v in kw.items(): setattr(rec, k, v)
-    return rec
-
-def _time(o:OptimizationOrchestrator, code_path:str):
-    "Time a kernel saved in the run folder; returns a `BenchmarkResult`."
-    from kernelopt.problem import load_candidate
-    return o.benchmark.benchmark_kernel(load_candidate(o.ledger.dir/code_path), o.problem)
-
-def _time_verified(o:OptimizationOrchestrator, st:RunState, rec:Attempt, v, best_ms:float|None) -> str|None:
-    "Record the verification; if it passed, time and profile the kernel (median, IQR, speedups). Returns a failure status, or None."
-    rec.verification = verification_record(v)
-    if not v.passed: rec.error = '; '.join(v.reasons); return VERIFICATION_TO_ATTEMPT.get(v.status, 'rejected')
-    o.progress('benchmark', rec.round, rec.index)
-    b = _time(o, rec.code_path)
-    if b.status != 'ok': rec.error = b.message; return b.status if b.status in ATTEMPT_STATUSES else 'error'
-    t = timing_record(b.stats)
-    ratio = lambda ms: None if ms is None else ms / t['median_ms']
-    _set(rec, timing=t, median_ms=t['median_ms'], iqr_ms=t['iqr_ms'], speedup_vs_best=ratio(best_ms),
-         speedup_vs_start=ratio(st.start.median_ms if st.start else t['median_ms']),
-         speedup_vs_eager=ratio((st.baselines.get('eager') or {}).get('median_ms')),
-         speedup_vs_compile=ratio((st.baselines.get('compile') or {}).get('median_ms')), **_profile(o, st, rec.id, rec.code_path, t['median_ms']))
-
 def _start_kernel(o:OptimizationOrchestrator, st:RunState) -> Attempt:
     "Verify and time the starting kernel: record 0 of the ledger."
     code, t0 = o.kernel.source, time.perf_counter()
@@ -313,100 +238,44 @@ def _start_kernel(o:OptimizationOrchestrator, st:RunState) -> Attempt:
                   change='starting kernel', started_at=utc_now())
     o.progress('verify', 0, 0)
     v = o.verify(o.problem, code, o.ledger.dir/'verify'/rec.id)
-    failed = _time_verified(o, st, rec, v, None)
-    o.ledger.append_attempt(_set(rec, status=failed or 'start', wall_s=time.perf_counter() - t0))
+    failed = time_verified(o, st, rec, v, None)
+    o.ledger.append_attempt(set_fields(rec, status=failed or 'start', wall_s=time.perf_counter() - t0))
     if failed: raise _Stop('error', f"the starting kernel {'failed verification' if not v.passed else f'could not be timed ({failed})'}: {rec.error}")
     o.ledger.set_best(code)
     return rec
 
-# %% ../nbs/19_orchestrator.ipynb #33683e8c
-def _profile(o:OptimizationOrchestrator, st:RunState, name:str, code_path:str, median_ms:float, ncu:dict|None=None, ncu_kernel:str|None=None) -> dict:
-    "Roofline point, floor_pct, SOL verdict and (with a profiler) the counters of kernel `code_path`; `ncu` given: reused, not measured again."
-    from kernelopt.roofline import roofline_point, point_from_ncu
-    point = roofline_point(name, st.flops, st.bytes, median_ms / 1e3, st.peaks)
-    floor_pct = point.pct_of_roof
-    if ncu is None and o.profiler is not None:
-        try:
-            res = o.profiler.profile(o.problem, o.ledger.dir/code_path, device=o.device, out_dir=o.ledger.dir/'ncu'/name)
-            ncu_kernel, ncu = _main_kernel(res.metrics_by_kernel)
-        except Exception as e: st.warnings.append(f"{name}: ncu failed ({type(e).__name__}: {e}); using the analytic roofline")
-    verdict = _analytic_verdict(point, o.roofline_config)
-    if ncu is not None:
-        verdict = st.analyzer.analyze(ncu)
-        with contextlib.suppress(ValueError): point = point_from_ncu(name, ncu, st.peaks, time_s=median_ms / 1e3)
-    return dict(source='analytic' if ncu is None else 'ncu', ncu=ncu, ncu_kernel=ncu_kernel, point=point.to_dict(),
-                roofline=verdict.to_dict(), sol_pct=verdict.efficiency_pct, floor_pct=floor_pct)
-
 # %% ../nbs/19_orchestrator.ipynb #78864d9d
-def _problem_text(problem) -> str:
-    return problem.source + (f"\n# sizes used in this run: {problem.overrides}\n" if problem.overrides else '')
-
-def _gpu_specs(o:OptimizationOrchestrator, st:RunState):
-    "The GPU description for the judge: the datasheet on a known GPU, else what is known, said plainly."
-    if o.device.startswith('cuda'):
-        from kernelopt.gpu_specs import get_gpu_specs, UnknownGPUError
-        try: return get_gpu_specs()
-        except UnknownGPUError as e: return {'name': st.run['environment'].get('gpu'), 'note': f"not in kernelopt's GPU table ({e})"}
-    return {'device': 'CPU: Triton interpreter', 'note': 'no GPU: the timings are host-clock times of the Triton interpreter and do not represent GPU performance'}
-
 def _profile_round(o:OptimizationOrchestrator, st:RunState, r:int, best:Attempt) -> Round:
     "Round r's record so far: the parent, timed again from round 2 on, and its roofline verdict."
     rec = Round(r, parent_id=best.id, parent_sha256=best.sha256, parent_timing=best.timing, started_at=utc_now())
     o.progress('profile', r, 0)
     median = best.median_ms
     if r > 1:
-        b = _time(o, best.code_path)
+        b = time_kernel(o, best.code_path)
         if b.status == 'ok': rec.parent_timing = timing_record(b.stats); median = rec.parent_timing['median_ms']
         else: rec.warnings.append(f"timing the parent again failed ({b.status}: {b.message}); using its recorded timing")
-    return _set(rec, **_profile(o, st, f"r{r:02d}_parent", best.code_path, median, best.ncu, best.ncu_kernel))
+    return set_fields(rec, **profile_kernel(o, st, f"r{r:02d}_parent", best.code_path, median, best.ncu, best.ncu_kernel))
 
 def _diagnose(o:OptimizationOrchestrator, st:RunState, rec:Round, best:Attempt, spend:Spend):
     "Ask the judge for two bottlenecks; one retry with the parse error. Returns a `JudgeAnalysis` or None."
     from kernelopt.judger_prompts import build_judge_optimization_prompt, extract_judge_response, JudgeResponseError, JUDGE_RESPONSE_SCHEMA
+    from kernelopt.generation_prompts import stop_reason_note
     o.progress('diagnose', rec.round, 0)
-    system, user = build_judge_optimization_prompt(o.ledger.read_text(best.code_path), _problem_text(o.problem), rec.ncu,
-                                                   _gpu_specs(o, st), roofline=rec.roofline, history=st.ledger.history(), timings=rec.parent_timing)
+    system, user = build_judge_optimization_prompt(o.ledger.read_text(best.code_path), problem_text(o.problem), rec.ncu,
+                                                   gpu_description(o, st), roofline=rec.roofline, history=st.ledger.history(), timings=rec.parent_timing)
     messages = [{'role': 'system', 'content': system}, {'role': 'user', 'content': user}]
     for attempt in (1, 2):
-        resp = spend.ask(o.provider, o.ledger, messages, f"r{rec.round:02d}_judge{'' if attempt == 1 else '_retry'}", JUDGE_RESPONSE_SCHEMA)
+        resp = ask_model(o, spend, rec, messages, f"r{rec.round:02d}_judge{'' if attempt == 1 else '_retry'}", JUDGE_RESPONSE_SCHEMA)
         try: return extract_judge_response(resp.text)
         except JudgeResponseError as e:
-            rec.judge_errors.append(str(e))
+            rec.judge_errors.append(str(e) + (f" ({why})" if (why := stop_reason_note(resp.stop_reason)) else ''))
             messages = messages + [{'role': 'assistant', 'content': resp.text}, {'role': 'user', 'content': f"Your reply could not be used: {e}"}]
     return None
-
-# %% ../nbs/19_orchestrator.ipynb #9c0b7d55
-def _verify_and_fix(o:OptimizationOrchestrator, rec:Attempt, code:str, spend:Spend):
-    "Verify `code`; while it fails and fixes remain, send the verifier's reasons to the model and verify its fix. -> (code, result)"
-    from kernelopt.judger_prompts import build_fix_prompt, extract_code, CodeExtractionError
-    for n in range(1, o.max_refinements + 2):
-        v = o.verify(o.problem, code, o.ledger.dir/'verify'/rec.id/f'attempt_{n}')
-        if v.passed or n > o.max_refinements: return code, v
-        o.progress('refine', rec.round, rec.index)
-        s, u = build_fix_prompt(code, v, _problem_text(o.problem))
-        reply = spend.ask(o.provider, o.ledger, [{'role': 'system', 'content': s}, {'role': 'user', 'content': u}], f"{rec.id}_fix{n}")
-        rec.refinements = n
-        try: code = extract_code(reply.text)
-        except CodeExtractionError as e: raise _NoFix(f"fix {n}: {e}") from None
-
-def _decide_speed(o:OptimizationOrchestrator, rec:Attempt, best:Attempt, best_timing:dict) -> Decision:
-    "`decide` on one timing each; when the candidate looks faster but within the noise, re-time both, interleaved, and decide again."
-    d = decide({'median_ms': rec.median_ms, 'iqr_ms': rec.iqr_ms}, best_timing, o.divergence_threshold_pct)
-    if d.outcome != 'not_faster' or d.gain_pct <= 0 or not o.retime_pairs: return d
-    pairs = [(best_timing['median_ms'], rec.median_ms)]
-    for _ in range(o.retime_pairs):
-        o.progress('retime', rec.round, rec.index)
-        tb, tc = _time(o, best.code_path), _time(o, rec.code_path)
-        if tb.status != 'ok' or tc.status != 'ok':
-            d.reason += f"; re-timing failed ({tb.status}, {tc.status}: {tb.message or tc.message}), so the first timing decides"
-            return d
-        pairs.append((timing_record(tb.stats)['median_ms'], timing_record(tc.stats)['median_ms']))
-    return decide({'median_ms': rec.median_ms, 'iqr_ms': rec.iqr_ms}, best_timing, o.divergence_threshold_pct, pairs=pairs)
 
 # %% ../nbs/19_orchestrator.ipynb #88fcd30b
 def _attempt(o:OptimizationOrchestrator, st:RunState, r:int, k:int, analysis, parent:Attempt, best:Attempt, best_timing:dict) -> Attempt:
     "Candidate k of round r from the judge's `analysis` of `parent`: generate, verify (with fixes), time, profile, judge against `best`."
-    from kernelopt.judger_prompts import build_optimization_prompt, extract_code, CodeExtractionError
+    from kernelopt.generation_prompts import build_optimization_prompt
     from kernelopt.llm import BudgetExceededError, LLMError, ReplayExhaustedError
     b, spend, t0 = k % 2 + 1, Spend(), time.perf_counter()
     bn = analysis.bottleneck(b)
@@ -414,22 +283,88 @@ def _attempt(o:OptimizationOrchestrator, st:RunState, r:int, k:int, analysis, pa
                   bottleneck=dict(category=bn.category, summary=bn.summary, number=b))
     try:
         o.progress('generate', r, k)
-        system, user = build_optimization_prompt(o.ledger.read_text(parent.code_path), _problem_text(o.problem), analysis,
+        system, user = build_optimization_prompt(o.ledger.read_text(parent.code_path), problem_text(o.problem), analysis,
                                                  bottleneck=b, history=st.ledger.history(), constraints=_sibling_note(r, k))
-        resp = spend.ask(o.provider, o.ledger, [{'role': 'system', 'content': system}, {'role': 'user', 'content': user}], f"{rec.id}_generate")
-        try: code = extract_code(resp.text)
-        except CodeExtractionError as e: return _set(rec, status='no_code', error=str(e))
-        _set(rec, change=_change_of(resp.text, code), first_sha256=code_sha256(code))
+        messages = [{'role': 'system', 'content': system}, {'role': 'user', 'content': user}]
+        resp = ask_model(o, spend, rec, messages, f"{rec.id}_generate")
         o.progress('verify', r, k)
-        try: code, v = _verify_and_fix(o, rec, code, spend)
-        except _NoFix as e: return _set(rec, status='no_code', error=str(e))
-        _set(rec, code_path=o.ledger.save_kernel(code), sha256=code_sha256(code))
-        if (failed := _time_verified(o, st, rec, v, best_timing['median_ms'])): return _set(rec, status=failed)
-        rec.decision = _decide_speed(o, rec, best, best_timing)
-        return _set(rec, status=rec.decision.outcome)
-    except BudgetExceededError as e: return _set(rec, status='budget', error=str(e))   # recorded with what it spent; the loop stops
-    except (LLMError, ReplayExhaustedError) as e: return _set(rec, status='provider_error', error=str(e))
-    finally: _set(rec, **spend.fields(o.provider.usage), wall_s=time.perf_counter() - t0)
+        try: code, v = verify_and_fix(o, rec, messages, resp, spend)
+        except NoUsableCode as e: return set_fields(rec, status='no_code', error=str(e))
+        set_fields(rec, code_path=o.ledger.save_kernel(code), sha256=code_sha256(code))
+        if (failed := time_verified(o, st, rec, v, best_timing['median_ms'])): return set_fields(rec, status=failed)
+        rec.decision = decide_speed(o, rec, best, best_timing)
+        return set_fields(rec, status=rec.decision.outcome)
+    except BudgetExceededError as e: return set_fields(rec, status='budget', error=str(e))   # recorded with what it spent; the loop stops
+    except (LLMError, ReplayExhaustedError) as e: return set_fields(rec, status='provider_error', error=str(e))
+    finally: set_fields(rec, **spend.fields(o.provider.usage), wall_s=time.perf_counter() - t0)
+
+# %% ../nbs/19_orchestrator.ipynb #7d20c132
+def _first_prompt(o:OptimizationOrchestrator, st:RunState) -> list[dict]:
+    "Round 0's messages: the generation prompt built from the reference, its inputs, the device and the roofline floor."
+    from kernelopt.generation_prompts import build_first_kernel_prompt, render_inputs
+    from kernelopt.peaks import floor_time_s
+    floor = None
+    if st.flops is not None and st.bytes:
+        ai = st.flops / st.bytes
+        floor = dict(flops=st.flops, bytes_moved=st.bytes, arithmetic_intensity=ai, ridge_point=st.peaks.ridge_point,
+                     bound='memory' if ai < st.peaks.ridge_point else 'compute', floor_ms=floor_time_s(st.flops, st.bytes, st.peaks) * 1e3,
+                     reference_eager_ms=(st.baselines.get('eager') or {}).get('median_ms'))
+    names = []
+    with contextlib.suppress(TypeError, ValueError, AttributeError): names = list(inspect.signature(o.problem.module.Model.forward).parameters)[1:]
+    system, user = build_first_kernel_prompt(problem_text(o.problem), render_inputs(o.problem.make_inputs('meta'), names), gpu_description(o, st), floor)
+    return [{'role': 'system', 'content': system}, {'role': 'user', 'content': user}]
+
+def _no_first_kernel(recs) -> str:
+    "Why round 0 gave no kernel: each sample's status and reason."
+    return (f"none of the {len(recs)} first kernels the model wrote passed verification: "
+            + "; ".join(f"{a.id} {a.status}: {(a.error or '')[:300]}" for a in recs))
+
+def _verified_once(o:OptimizationOrchestrator, replies:dict) -> dict:
+    "The first verification of every sample whose reply holds code, each in its own worker process, all at once: {(k, code): result}."
+    from kernelopt.generation_prompts import extract_code, CodeExtractionError
+    codes = {}
+    for k, r in replies.items():
+        with contextlib.suppress(CodeExtractionError): codes[k] = extract_code(r.text, r.stop_reason)
+    with ThreadPoolExecutor(max_workers=max(1, len(codes))) as pool:
+        jobs = {k: pool.submit(o.verify, o.problem, c, o.ledger.dir/'verify'/f"r00c{k}"/'attempt_1') for k, c in codes.items()}
+        return {(k, codes[k]): j.result() for k, j in jobs.items()}
+
+def _round_zero(o:OptimizationOrchestrator, st:RunState) -> Attempt:
+    "Round 0 without a starting kernel: `samples` first kernels from the model; the fastest that passes verification starts the loop."
+    from kernelopt.llm import BudgetExceededError, LLMError, ReplayExhaustedError
+    done = {a.index: a for a in st.ledger.attempts() if a.round == 0}
+    if (start := next((a for a in done.values() if a.status == 'start'), None)): return start
+    if done and not any(a.status in REDO_STATUSES for a in done.values()): raise _Stop('failed', _no_first_kernel(list(done.values())))
+    recs, spends, t0 = [Attempt(0, k, f"r00c{k}", started_at=utc_now()) for k in range(o.samples)], [Spend() for _ in range(o.samples)], time.perf_counter()
+    stop = None
+    try:
+        messages, replies = _first_prompt(o, st), {}
+        for rec, spend in zip(recs, spends):
+            o.progress('generate', 0, rec.index)
+            replies[rec.index] = ask_model(o, spend, rec, messages, f"{rec.id}_generate")
+        o.progress('verify', 0, 0)
+        first = _verified_once(o, replies)
+        verify = lambda problem, code, work_dir, k: first.pop((k, code), None) or o.verify(problem, code, work_dir)
+        for rec, spend in zip(recs, spends):
+            try: code, v = verify_and_fix(o, rec, messages, replies[rec.index], spend, partial(verify, k=rec.index))
+            except NoUsableCode as e: set_fields(rec, status='no_code', error=str(e)); continue
+            set_fields(rec, code_path=o.ledger.save_kernel(code), sha256=code_sha256(code))
+            rec.status = time_verified(o, st, rec, v, None)    # None: verified and timed
+    except BudgetExceededError as e: stop = _Stop('failed', f"the budget ran out in round 0, before a first kernel was chosen: {e}"), 'budget', str(e)
+    except (LLMError, ReplayExhaustedError) as e: stop = _Stop('error', f"the provider failed in round 0: {e}"), 'provider_error', str(e)
+    timed = [] if stop else [a for a in recs if a.status is None]
+    best = min(timed, key=lambda a: a.median_ms, default=None)
+    for rec, spend in zip(recs, spends):
+        if stop and rec.status is None: set_fields(rec, status=stop[1], error=stop[2])
+        elif rec is best: rec.status = 'start'
+        elif rec in timed:
+            rec.decision = decide({'median_ms': rec.median_ms, 'iqr_ms': rec.iqr_ms}, best.timing, o.divergence_threshold_pct)
+            set_fields(rec, status=rec.decision.outcome, speedup_vs_start=best.median_ms / rec.median_ms, parent_id=best.id)
+        o.ledger.append_attempt(set_fields(rec, **spend.fields(o.provider.usage), wall_s=time.perf_counter() - t0))
+    if stop: raise stop[0]
+    if best is None: raise _Stop('failed', _no_first_kernel(recs))
+    o.ledger.set_best(o.ledger.read_text(best.code_path))
+    return best
 
 # %% ../nbs/19_orchestrator.ipynb #1e41ebff
 def _round(o:OptimizationOrchestrator, st:RunState, r:int):
@@ -444,13 +379,13 @@ def _round(o:OptimizationOrchestrator, st:RunState, r:int):
         stop, why = st.analyzer.should_stop(RooflineResult(**rec.roofline), rec.floor_pct)
         if not stop and why: rec.continue_reason = why   # at the roofline by SOL, but far from the analytic floor
         try:
-            if stop: _set(rec, status='stopped', stop_reason=why)
+            if stop: set_fields(rec, status='stopped', stop_reason=why)
             else:
                 analysis = _diagnose(o, st, rec, best, spend)
-                _set(rec, status='ok' if analysis else 'judge_failed', analysis=analysis.to_dict() if analysis else None)
-        except BudgetExceededError as e: _set(rec, status='budget', stop_reason=str(e))
-        except (LLMError, ReplayExhaustedError) as e: _set(rec, status='provider_error', stop_reason=str(e))
-        st.ledger.append_round(_set(rec, **spend.fields(o.provider.usage)))
+                set_fields(rec, status='ok' if analysis else 'judge_failed', analysis=analysis.to_dict() if analysis else None)
+        except BudgetExceededError as e: set_fields(rec, status='budget', stop_reason=str(e))
+        except (LLMError, ReplayExhaustedError) as e: set_fields(rec, status='provider_error', stop_reason=str(e))
+        st.ledger.append_round(set_fields(rec, **spend.fields(o.provider.usage)))
     if rec.status in ('stopped', 'budget'): raise _Stop('completed', rec.stop_reason)
     if rec.status == 'provider_error': raise _Stop('error', f"the provider failed: {rec.stop_reason}")
     if rec.status != 'ok':   # the judge failed twice: no candidates this round
@@ -476,9 +411,11 @@ def _run(o:OptimizationOrchestrator) -> OptimizationResult:
     status, reason, tb = 'interrupted', "interrupted", None
     try:
         if not st.baselines: _measure_baselines(o, st)
-        st.start = next((a for a in st.ledger.attempts() if a.round == 0), None)
-        if st.start and st.start.status != 'start': raise _Stop('error', "the starting kernel failed: " + (st.start.error or st.start.status))
-        if st.start is None: st.start = _start_kernel(o, st)
+        if o.kernel is None: st.start = _round_zero(o, st)
+        else:
+            st.start = next((a for a in st.ledger.attempts() if a.round == 0), None)
+            if st.start and st.start.status != 'start': raise _Stop('error', "the starting kernel failed: " + (st.start.error or st.start.status))
+            if st.start is None: st.start = _start_kernel(o, st)
         for r in range(1, o.rounds + 1): _round(o, st, r)
         why = every_round_failed(st.ledger)   # with a replayed transcript: replies in the wrong calls, most likely
         status, reason = ('failed', why + ('; a transcript must be replayed with the settings it was recorded with' if hasattr(o.provider, 'skip') else '')

@@ -21,8 +21,9 @@ _all_ = ['SuiteError', 'SuiteResult', 'STATUSES', 'FAST_P', 'read_results',   # 
 
 # %% auto #0
 __all__ = ['RAY_MISSING', 'EVALUATE', 'OPTIMIZE', 'evaluate_pair', 'hold_run_folder', 'visible_gpus', 'run_local', 'run_ray',
-           'Suite', 'run_suite_eval', 'optimize_pair', 'run_suite_optimize', 'SuiteError', 'SuiteResult', 'STATUSES',
-           'FAST_P', 'read_results', 'SuitePair', 'SuiteSettings', 'find_problems', 'suite_pairs', 'pair_key']
+           'Suite', 'run_suite_eval', 'provider_for', 'optimize_pair', 'run_suite_optimize', 'SuiteError',
+           'SuiteResult', 'STATUSES', 'FAST_P', 'read_results', 'SuitePair', 'SuiteSettings', 'find_problems',
+           'suite_pairs', 'pair_key']
 
 # %% ../nbs/21_suite.ipynb #7dc8648b
 _REJECT_CHECKS = {'static_scan', 'triton_launches', 'no_reference_ops', 'work_in_kernels', 'timing_integrity',
@@ -367,10 +368,10 @@ def run_suite_eval(
     return suite.result(suite.write_html() if html else None)
 
 # %% ../nbs/21_suite.ipynb #54fe5732
-def _optimize(problem, kernel, provider:str, work_dir:str, s:SuiteSettings, device:str, rounds:int) -> dict:
-    "Run the optimization loop on one problem into work_dir (resuming a run found there); the only call of kernelopt.orchestrator."
+def _optimize(problem, kernel, provider:str, work_dir:str, s:SuiteSettings, device:str, rounds:int, samples:int=1) -> dict:
+    "Run the optimization loop on one problem into work_dir (resuming a run found there), from `kernel` or (None) round 0; the only call of kernelopt.orchestrator."
     from kernelopt.orchestrator import OptimizationOrchestrator
-    o = OptimizationOrchestrator(problem, kernel, provider, device=device, rounds=rounds, work_dir=work_dir,
+    o = OptimizationOrchestrator(problem, kernel, provider, device=device, rounds=rounds, work_dir=work_dir, samples=1 if kernel else samples,
                                  resume=(Path(work_dir)/'run.json').exists(), compile_baseline='compile' in s.baselines,
                                  warmup=s.warmup, trials=s.trials, verify_trials=s.verify_trials, timeout_s=s.timeout_s,
                                  allow_tf32=s.allow_tf32, allowed_ops=s.allowed_ops)
@@ -390,17 +391,21 @@ def _write_files(folder:Path, files:dict):
         p = (folder/rel).resolve()
         if folder.resolve() in p.parents: p.parent.mkdir(parents=True, exist_ok=True); p.write_text(text)
 
+def provider_for(spec:str, name:str) -> str:
+    "The provider spec of one problem: `replay:DIR` (a folder) replays DIR/<name>.jsonl, one transcript per problem; any other spec as is."
+    kind, _, rest = spec.partition(':')
+    return f"replay:{Path(rest)/name}.jsonl" if kind == 'replay' and Path(rest).is_dir() else spec
+
 def optimize_pair(task:dict) -> dict:
-    "Worker: run the loop on one problem from its starting kernel, then score its best kernel like `evaluate_pair`."
+    "Worker: run the loop on one problem from its starting kernel (none: the model writes it), then score its best kernel like `evaluate_pair`."
     pair, s, t0 = SuitePair(**task['pair']), SuiteSettings(**task['settings']), time.perf_counter()
-    if pair.candidate_source is None: return _record(pair, s, 'missing', 'no starting kernel of this name', wall_s=0.0).to_dict()
     from kernelopt.problem import load_problem, load_candidate
     with tempfile.TemporaryDirectory(prefix='kernelopt-suite-') as tmp:
         wd = os.path.join(task['out'], pair.name) if task.get('out') else os.path.join(tmp, 'run')
         try:
             problem = load_problem(pair.problem_path, pair.overrides, source=pair.problem_source)
-            opt = _optimize(problem, load_candidate(pair.candidate_path, source=pair.candidate_source), task['provider'], wd, s,
-                            _worker_device(s.device)[0], task['rounds'])
+            kernel = pair.candidate_source and load_candidate(pair.candidate_path, source=pair.candidate_source)
+            opt = _optimize(problem, kernel, provider_for(task['provider'], pair.name), wd, s, _worker_device(s.device)[0], task['rounds'], task.get('samples', 1))
         except Exception as e:
             return _record(pair, s, 'crashed', f"the optimization loop stopped: {type(e).__name__}: {e}", wall_s=time.perf_counter() - t0).to_dict()
         best = Path(wd)/'best.py'
@@ -408,21 +413,24 @@ def optimize_pair(task:dict) -> dict:
             rec = evaluate_pair(dict(task, pair={**task['pair'], 'candidate_path': str(best), 'candidate_source': best.read_text()}))
         else: rec = _record(pair, s, 'failed', f"no best kernel: {opt['stop_reason']}").to_dict()
         rec.update(optimize={k: opt.get(k) for k in ('status', 'stop_reason', 'speedup', 'rounds', 'candidates', 'accepted', 'usage')},
-                   start_sha256=source_sha256(pair.candidate_source), wall_s=time.perf_counter() - t0)
+                   start_sha256=pair.candidate_source and source_sha256(pair.candidate_source), wall_s=time.perf_counter() - t0)
         if not task.get('out'): rec['files'] = _folder_texts(Path(wd))
     return rec
 
 def run_suite_optimize(
     problems:str|Path,            # a KernelBench-style folder or one problem file
-    kernels:str|Path,             # the starting kernels, named like the problems
+    kernels:str|Path|None,        # the starting kernels, named like the problems; None (or a problem without one): round 0 writes it
     out:str|Path,                 # the run folder: DIR/<name>/ per problem, results.jsonl, report.html
     *,
     provider:str,                 # "openai:MODEL[@URL]", "anthropic:MODEL" or "replay:PATH" (the path must exist on every node)
     rounds:int=5,                 # rounds of the loop per problem
+    samples:int=1,                # first kernels the model writes for a problem without a starting kernel (round 0)
     timeout_s:float=300,          # per verification or timing process
     **kwargs,                     # as `run_suite_eval`: overrides, device, dtype, baseline, filter, backend, workers, ray_address...
 )->SuiteResult:
-    "Run the optimization loop on every problem from its starting kernel, then score each best kernel; resume from DIR."
+    "Run the optimization loop on every problem, from its starting kernel or from the bare problem, then score each best kernel; resume from DIR."
     if not isinstance(provider, str) or ':' not in provider: raise SuiteError(f"provider {provider!r}: give a spec such as openai:MODEL, anthropic:MODEL or replay:PATH")
-    if not isinstance(rounds, int) or rounds < 1: raise SuiteError(f"rounds={rounds!r}: give a whole number, at least 1")
-    return run_suite_eval(problems, kernels, out, timeout_s=timeout_s, optimize=dict(provider=provider, rounds=rounds), **kwargs)
+    bad = next((f"{k}={v!r}" for k, v in (('rounds', rounds), ('samples', samples)) if not isinstance(v, int) or v < 1), None)
+    if bad: raise SuiteError(f"{bad}: give a whole number, at least 1")
+    opt = dict(provider=provider, rounds=rounds, **({'samples': samples} if samples != 1 else {}))   # part of every key
+    return run_suite_eval(problems, kernels, out, timeout_s=timeout_s, optimize=opt, **kwargs)
