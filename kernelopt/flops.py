@@ -96,6 +96,14 @@ def _torch_formula(packet):
     f = _fc.flop_registry[packet]
     return lambda args, kwargs, out: f(*args, **kwargs, out_val=out)
 
+def _accumulating(args, kwargs, out):
+    "scatter / index_put: 1 FLOP per value written when they reduce or accumulate (a multiply reduction is a product), 0 when they copy."
+    if kwargs.get('reduce') is not None:   # scatter(..., reduce='add' | 'multiply')
+        return args[2].numel()
+    accumulate = args[3] if len(args) > 3 else kwargs.get('accumulate', False)
+    values = args[2] if len(args) > 2 else None
+    return values.numel() if accumulate and isinstance(values, torch.Tensor) else 0
+
 # %% ../nbs/07_flops.ipynb #0132613c
 FLOP_FORMULAS:dict = {}  # aten op packet -> fn(args, kwargs, out) -> FLOPs of one call
 
@@ -126,6 +134,9 @@ register_op_flops(_ops("mv"), lambda a, k, o: 2 * a[0].numel())
 register_op_flops(_ops("addmv"), lambda a, k, o: 2 * a[1].numel())
 register_op_flops(_ops("dot vdot"), lambda a, k, o: 2 * a[0].numel())
 register_op_flops(_ops("addr"), lambda a, k, o: 2 * o.numel())
+register_op_flops(_ops("scatter scatter_ index_put index_put_ _index_put_impl_"), _accumulating)
+register_op_flops(_ops("scatter_add scatter_add_ scatter_reduce scatter_reduce_"), lambda a, k, o: a[2].numel())   # per index
+register_op_flops(_ops("index_add index_add_ index_reduce index_reduce_"), lambda a, k, o: a[3].numel())          # per source element
 register_op_flops(_ops("_scaled_dot_product_flash_attention_for_cpu _scaled_dot_product_fused_attention_overrideable"), _sdpa)
 for _p in _fc.flop_registry:   # torch's own formulas: matmuls, convolutions, attention
     if isinstance(_p, torch._ops.OpOverloadPacket): FLOP_FORMULAS[_p] = _torch_formula(_p)

@@ -231,14 +231,14 @@ def _candidate_kind(tree:ast.Module) -> str|None:
     return 'ModelNew' if 'ModelNew' in names else 'kernel_function' if 'kernel_function' in names else None
 
 # %% ../nbs/03_problem.ipynb #e0e35835
-def _copy_matching(dst:nn.Module, src:nn.Module) -> list[str]:
-    "Copy `src`'s state into `dst` where names and shapes match; return the names copied."
-    src_state, copied = src.state_dict(), []
+def _copy_matching(dst:nn.Module, state:dict) -> list[str]:
+    "Copy the tensors of `state` (name -> tensor) into `dst`'s parameters and buffers where names and shapes match; return the names copied."
+    copied = []
     with torch.no_grad():
         for name, t in dst.state_dict().items():
-            s = src_state.get(name)
-            if s is not None and s.shape == t.shape:
-                t.copy_(s.to(t.dtype)); copied.append(name)
+            s = state.get(name)
+            if isinstance(s, torch.Tensor) and s.shape == t.shape:
+                t.copy_(s.to(device=t.device, dtype=t.dtype)); copied.append(name)
     return copied
 
 # %% ../nbs/03_problem.ipynb #acc4c3c2
@@ -253,28 +253,39 @@ class Candidate:
         "Run the candidate's code as a fresh module."
         return _exec_module(_parse(self.source, self.path), self.source, self.path, 'candidate')
 
+    def build(self,
+              init_inputs:list,              # `Model`'s constructor arguments, as `get_init_inputs()` returned them
+              state:dict,                    # parameter and buffer name -> tensor: the reference model's `state_dict()`
+              device='cpu',                  # where the module goes
+              dtype:torch.dtype|None=None,   # floating-point parameters and buffers are cast to this (None: as built)
+              seed:int=0,                    # torch's seed while `ModelNew` is constructed, as for `Problem.make_model`
+             )->Callable:                    # called with the problem's inputs
+        "Run the candidate's code and build it from constructor arguments and a state dict, with no reference model at hand."
+        mod = self.load_module()
+        if self.kind == 'kernel_function':
+            if state:
+                raise ProblemError("a kernel_function candidate cannot receive the reference model's parameters; "
+                                   "expected a class `ModelNew(nn.Module)` for a problem with parameters", self.path)
+            return mod.kernel_function
+        _seed_all(seed)
+        new = mod.ModelNew(*init_inputs)
+        if not isinstance(new, nn.Module): raise ProblemError("ModelNew(...) is not an nn.Module; expected `class ModelNew(nn.Module)`", self.path)
+        new = new.to(device=device, dtype=dtype) if dtype is not None else new.to(device)
+        _copy_matching(new, state)
+        return new
+
     def make(self,
              reference_model:nn.Module,     # a model from `Problem.make_model`
              init_inputs:list|None=None,    # `Model`'s constructor arguments; default: those the reference was built with
             )->Callable:                    # called with the problem's inputs
-        "Run the candidate's code and return a callable taking the reference's forward inputs."
-        mod = self.load_module()
-        ref_params = list(reference_model.parameters())
-        if self.kind == 'kernel_function':
-            if ref_params:
-                raise ProblemError("a kernel_function candidate cannot receive the reference model's parameters; "
-                                   "expected a class `ModelNew(nn.Module)` for a problem with parameters", self.path)
-            return mod.kernel_function
-        info = getattr(reference_model, '_kernelopt_init', {})
+        "`build` from a reference model in this process: its constructor arguments, state, device, dtype and seed."
+        ref_params, info = list(reference_model.parameters()), getattr(reference_model, '_kernelopt_init', {})
+        state = reference_model.state_dict() if ref_params or self.kind == 'ModelNew' else {}
         if init_inputs is None: init_inputs = info.get('init_inputs', [])
-        _seed_all(info.get('seed', 0))
-        new = mod.ModelNew(*init_inputs)
-        if not isinstance(new, nn.Module): raise ProblemError("ModelNew(...) is not an nn.Module; expected `class ModelNew(nn.Module)`", self.path)
         dtype = ref_params[0].dtype if ref_params else info.get('dtype')
         device = ref_params[0].device if ref_params else info.get('device', 'cpu')
-        new = new.to(device=device, dtype=dtype) if dtype is not None else new.to(device)
-        _copy_matching(new, reference_model)
-        new.train(reference_model.training)
+        new = self.build(init_inputs, state, device, dtype, info.get('seed', 0))
+        if isinstance(new, nn.Module): new.train(reference_model.training)
         return new
 
 # %% ../nbs/03_problem.ipynb #4325ed6d

@@ -4,29 +4,40 @@
 
 # %% ../nbs/06_trace.ipynb #1bafc80c
 from __future__ import annotations
-import importlib, os, threading, time, types
+import importlib, os, threading, types
+from time import perf_counter as _clock
 from typing import Callable
 import torch
+from torch.utils._pytree import tree_flatten
 from torch.utils._python_dispatch import TorchDispatchMode
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['ALWAYS_ALLOWED_OPS', 'INTERPRETER_OPS', 'UNINITIALIZED_OPS', 'TIMER_FUNCTIONS', 'WATCHED_NAMESPACES',
-           'install_triton_hooks', 'triton_hooks_intact', 'remove_triton_hooks', 'in_triton_interpreter',
-           'LaunchCounter', 'fill_bytes', 'is_host_copy', 'triton_op_body', 'OpTracer', 'OtherThreadOps',
-           'harness_snapshot', 'replaced_attributes', 'active_modes', 'concurrency_snapshot', 'leftover_concurrency']
+           'HARNESS_CLASSES', 'HARNESS_MODULES', 'install_triton_hooks', 'triton_hooks_intact', 'remove_triton_hooks',
+           'in_triton_interpreter', 'LaunchCounter', 'fill_bytes', 'is_host_copy', 'custom_op_body', 'triton_op_body',
+           'op_record', 'OpTracer', 'OtherThreadOps', 'harness_snapshot', 'replaced_attributes', 'active_modes',
+           'concurrency_snapshot', 'leftover_concurrency']
 
 # %% ../nbs/06_trace.ipynb #5c09a8ef
 _LISTENERS: list = []             # active LaunchCounter objects
 _INTERPRETER_DEPTH = [0]          # > 0 while the Triton interpreter runs a launch
 _HOOKS_INSTALLED: list = []       # the installed wrapper and hook, once installed
 
-def _record_launch(name:str, stream=None):
-    for c in list(_LISTENERS): c.launches.append((name, stream))
+def _launch_starts(name:str):
+    "A launch of `name` is about to run: each active counter's `on_launch` runs now, inside the caller's call."
+    for c in list(_LISTENERS):
+        if c.on_launch is not None: c.on_launch(name)
+
+def _record_launch(name:str, stream=None, seconds:float=0.0):
+    for c in list(_LISTENERS): c.launches.append((name, stream)); c.launch_time_s += seconds
 
 def _compiled_launch_hook(metadata):
     "Called by compiled Triton before each launch, with a LazyDict of launch metadata."
     data = getattr(metadata, 'data', None) or {}
-    _record_launch(str(data.get('name', '?')), data.get('stream'))
+    name = str(data.get('name', '?'))
+    _launch_starts(name)
+    _record_launch(name, data.get('stream'))
 
 def install_triton_hooks():
     "Make Triton launches visible to `LaunchCounter` (imports triton; idempotent)."
@@ -36,10 +47,13 @@ def install_triton_hooks():
     from triton.runtime import interpreter
     original = interpreter.GridExecutor.__call__
     def counted_call(self, *args, **kwargs):
+        name = getattr(self.fn, '__name__', '?')
+        _launch_starts(name)
         _INTERPRETER_DEPTH[0] += 1
+        t0 = _clock()
         try: result = original(self, *args, **kwargs)
         finally: _INTERPRETER_DEPTH[0] -= 1
-        _record_launch(getattr(self.fn, '__name__', '?'))
+        _record_launch(name, None, _clock() - t0)
         return result
     counted_call._kernelopt_original = original
     interpreter.GridExecutor.__call__ = counted_call
@@ -68,7 +82,11 @@ def in_triton_interpreter() -> bool:
 
 class LaunchCounter:
     "Context manager counting the Triton kernel launches made inside it, compiled or interpreted."
-    def __init__(self): self.launches = []   # (kernel name, stream or None) per launch
+    def __init__(self,
+                 on_launch:Callable|None=None):  # called as on_launch(kernel name) as each launch starts, inside the call
+        self.launches = []         # (kernel name, stream or None) per launch
+        self.on_launch = on_launch
+        self.launch_time_s = 0.0   # host seconds inside interpreted launches (compiled launches are asynchronous: 0)
     @property
     def count(self) -> int: return len(self.launches)
     @property
@@ -104,24 +122,45 @@ def is_host_copy(name:str, args, kwargs) -> bool:
     return False
 
 # %% ../nbs/06_trace.ipynb #838f6281
-def triton_op_body(name:str):
-    "The Python body of a `torch.library.triton_op` named `name`, so a tracer can see inside it; None for any other op."
-    try:
-        from torch._library.triton import triton_ops_to_kernels
-        from torch._library.custom_ops import OPDEFS
+def custom_op_body(name:str, args=(), kwargs=None):
+    "The Python body a `torch.library.custom_op` or `triton_op` named `name` runs for these arguments; None for any other op."
+    try: from torch._library.custom_ops import OPDEFS
     except ImportError: return None
-    return OPDEFS[name]._init_fn if name in triton_ops_to_kernels and name in OPDEFS else None
+    d = OPDEFS.get(name)
+    if d is None: return None
+    devs = {t.device.type for t in tree_flatten((args, kwargs or {}))[0] if isinstance(t, torch.Tensor)}
+    fns = getattr(d, '_backend_fns', {})
+    return next((fns[k] for k in [*sorted(devs), None] if k in fns and k not in getattr(d, '_disabled_kernel', ())), d._init_fn)
+
+def triton_op_body(name:str):
+    "The Python body of a `torch.library.triton_op` named `name`; None for any other op."
+    try: from torch._library.triton import triton_ops_to_kernels
+    except ImportError: return None
+    return custom_op_body(name) if name in triton_ops_to_kernels else None
+
+def _tensors(x) -> list: return [t for t in tree_flatten(x)[0] if isinstance(t, torch.Tensor)]
+def _dtype(t:torch.Tensor) -> str: return str(t.dtype).removeprefix('torch.')
+
+def op_record(func, args, kwargs, out, time_s:float|None=None, in_launch:bool=False) -> dict:
+    "One op of a call, as plain data: its name, the shapes and dtypes of its tensor arguments and outputs, elements in and out, time."
+    ins, outs = _tensors((args, kwargs)), _tensors(out)
+    return dict(name=func._schema.name, shapes=[list(t.shape) for t in ins], dtypes=[_dtype(t) for t in ins],
+                out_shapes=[list(t.shape) for t in outs], out_dtypes=[_dtype(t) for t in outs],
+                in_elems=sum(t.numel() for t in ins), out_elems=sum(t.numel() for t in outs),
+                time_s=time_s, view=bool(getattr(func, 'is_view', False)), in_launch=in_launch)
 
 def _n_out(out) -> int:
     return sum(t.numel() for t in (out if isinstance(out, (tuple, list)) else [out]) if isinstance(t, torch.Tensor))
 
+# %% ../nbs/06_trace.ipynb #a1c0ffee
 class OpTracer(TorchDispatchMode):
     "Records the aten ops run while active; ops the Triton interpreter runs for its own copies are kept apart."
     def __init__(self,
                  fill_pattern:int|None=None,        # fill the caller's uninitialised allocations with this byte
                  flop_counter:Callable|None=None,   # (func, args, kwargs, out) -> FLOPs or None; fills `flops`
                  on_op:Callable|None=None,          # called as on_op(func, args, kwargs, out, time) for every op of the caller
-                 timing:str|None=None):             # None, 'host' (seconds) or 'cuda' (a pair of CUDA events) per op
+                 timing:str|None=None,              # None, 'host' (seconds) or 'cuda' (a pair of CUDA events) per op
+                 records:bool=False):               # keep one `op_record` dict per op of the caller in `records`
         super().__init__()
         if timing not in (None, 'host', 'cuda'): raise ValueError(f"timing={timing!r}: expected None, 'host' or 'cuda'")
         self.fill_pattern, self.flop_counter, self.on_op, self.timing = fill_pattern, flop_counter, on_op, timing
@@ -131,21 +170,26 @@ class OpTracer(TorchDispatchMode):
         self.flops: dict[str, float] = {}           # compute op -> FLOPs, the caller's own (with a flop_counter)
         self.host_copies = 0                        # copies of a device tensor to the host, the caller's own
         self.triton_ops: dict[str, int] = {}        # torch.library.triton_op -> count; their bodies are traced as the caller's
+        self.custom_ops: dict[str, int] = {}        # torch.library.custom_op -> count; their bodies are traced as the caller's
+        self.records: list|None = [] if records else None   # op_record per op of the caller, in order
+        self.tampering: list[str] = []              # what was done to this tracer while it was active, in words
 
     def _run(self, func, args, kwargs):
         if self.timing == 'cuda':
             s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             s.record(); out = func(*args, **kwargs); e.record(); return out, (s, e)
         if self.timing == 'host':
-            t0 = time.perf_counter(); out = func(*args, **kwargs); return out, time.perf_counter() - t0
+            t0 = _clock(); out = func(*args, **kwargs); return out, _clock() - t0
         return func(*args, **kwargs), None
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         name, kwargs = func._schema.name, kwargs or {}
-        body = None if name.startswith('aten::') else triton_op_body(name)
-        if body is not None:   # a triton_op: trace its body (its launches run unwrapped), as torch.compile would see it
-            from torch._library.triton import set_wrap_triton_enabled
-            self.triton_ops[name] = self.triton_ops.get(name, 0) + 1
+        t_in = _clock() if self.timing == 'host' and self.records is not None else None
+        body = None if name.startswith('aten::') else custom_op_body(name, args, kwargs)
+        if body is not None:   # a custom_op or triton_op: trace its body (triton_op launches run unwrapped), as torch.compile sees it
+            from torch._library.triton import set_wrap_triton_enabled, triton_ops_to_kernels
+            seen = self.triton_ops if name in triton_ops_to_kernels else self.custom_ops
+            seen[name] = seen.get(name, 0) + 1
             with self, set_wrap_triton_enabled(False): return body(*args, **kwargs)
         mine = not (_INTERPRETER_DEPTH[0] and name in INTERPRETER_OPS)
         if not mine:
@@ -158,11 +202,15 @@ class OpTracer(TorchDispatchMode):
         self.record_op(func, args, kwargs, out, t)
         if self.fill_pattern is not None and name in UNINITIALIZED_OPS and not _INTERPRETER_DEPTH[0] and isinstance(out, torch.Tensor):
             fill_bytes(out, self.fill_pattern)
+        if t_in is not None: self.records[-1]['tracer_s'] = max(0.0, _clock() - t_in - t)   # the tracer's own time on this op
         return out
 
     def record_op(self, func, args, kwargs, out, time):
-        "Called for every op of the caller: counts its FLOPs (with a flop_counter) and calls `on_op`."
+        "Called for every op of the caller: keeps its record, counts its FLOPs (with a flop_counter) and calls `on_op`."
         name = func._schema.name
+        if self.records is not None:
+            self.records.append(op_record(func, args, kwargs, out, time if isinstance(time, float) else None, _INTERPRETER_DEPTH[0] > 0))
+            if isinstance(time, tuple): self.records[-1]['_events'] = time
         if self.flop_counter is not None and name not in ALWAYS_ALLOWED_OPS and not getattr(func, 'is_view', False):
             f = self.flop_counter(func, args, kwargs, out)
             self.flops[name] = self.flops.get(name, 0.0) + (float(_n_out(out)) if f is None else f)
@@ -171,6 +219,37 @@ class OpTracer(TorchDispatchMode):
     def compute_ops(self) -> set:
         "The recorded ops other than allocation, view, copy and reshape."
         return {o for o in self.ops if o not in ALWAYS_ALLOWED_OPS and o not in self.views}
+
+# %% ../nbs/06_trace.ipynb #b2c0ffee
+def _fingerprint(tracer) -> dict:
+    "Which object each attribute of the tracer holds (numbers and strings aside: they change as it counts)."
+    return {k: id(v) for k, v in vars(tracer).items() if not k.startswith('_guard') and not isinstance(v, (int, float, str, type(None)))}
+
+@patch
+def __enter__(self:OpTracer):
+    TorchDispatchMode.__enter__(self)
+    self.__dict__.setdefault('_guards', []).append(_fingerprint(self))
+    return self
+
+@patch
+def __exit__(self:OpTracer, *exc):
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack, _pop_mode, _push_mode
+    before, stack = self._guards.pop(), _get_current_dispatch_mode_stack()
+    now = _fingerprint(self)
+    changed = sorted(k for k in before.keys() | now.keys() if before.get(k) != now.get(k))
+    if changed: self.tampering.append(f"the tracer's attributes were replaced or added while it was active: {', '.join(changed)}")
+    if self not in stack:   # put back, so that leaving restores torch's mode flags
+        self.tampering.append("the tracer was taken off the dispatch mode stack while it was active")
+        _push_mode(self); stack = [self]
+    above = stack[len(stack) - stack[::-1].index(self):]
+    if above:   # modes the caller pushed and left: they go too, they must not run in the harness
+        self.tampering.append(f"dispatch modes were left above the tracer: {', '.join(type(m).__name__ for m in above)}")
+        for m in reversed(above): _pop_mode(m.__dict__.get('_dispatch_key') or m.__dict__.get('_mode_key'))
+    TorchDispatchMode.__exit__(self, *exc)
+    if self.records is not None and any('_events' in r for r in self.records):   # CUDA timing: read the events now
+        torch.cuda.synchronize()
+        for r in self.records:
+            if '_events' in r: s, e = r.pop('_events'); r['time_s'] = s.elapsed_time(e) / 1e3
 
 # %% ../nbs/06_trace.ipynb #3c5242c2
 def _quiet_stderr(f):
@@ -226,18 +305,81 @@ def _lookup(name:str, owners:dict|None=None):
     d = vars(owner)
     return d[attr] if attr in d else getattr(owner, attr, _MISSING)
 
+# %% ../nbs/06_trace.ipynb #c3c0ffee
+HARNESS_CLASSES = ('kernelopt.trace.OpTracer', 'kernelopt.trace.LaunchCounter', 'kernelopt.trace.OtherThreadOps',
+                   'torch.utils._python_dispatch.TorchDispatchMode', 'torch.profiler.profile', 'torch.autograd.profiler.record_function',
+                   'torch._library.custom_ops.CustomOpDef', 'triton.runtime.interpreter.GridExecutor', 'triton.knobs.HookChain')
+HARNESS_MODULES = ('kernelopt.trace', 'torch.utils._python_dispatch', 'torch._library.custom_ops', 'torch._library.triton')
+
+class _Held:
+    "One snapshotted part of an object, reached through the object itself (not a name the caller can rebind)."
+    __slots__ = ('owner', 'attr', 'kind', 'value')
+    def __init__(self, owner, attr:str, kind:str='dict'):   # kind: 'dict' (class dict entry), 'attr' (getattr), 'names' (the dict's keys)
+        self.owner, self.attr, self.kind = owner, attr, kind
+        self.value = self.now()
+    def now(self):
+        if self.kind == 'names': return frozenset(vars(self.owner))
+        if self.kind == 'attr': return getattr(self.owner, self.attr, _MISSING)
+        return vars(self.owner).get(self.attr, _MISSING)
+
+def _code_parts(fn, path:str, closure:bool) -> dict:
+    "A Python function's code and defaults (and closure cells) as `_Held` entries: swapping `fn.__code__` keeps `fn` itself."
+    fn = getattr(fn, '__func__', fn)
+    if not isinstance(fn, types.FunctionType): return {}
+    out = {f"{path}.{a}": _Held(fn, a, 'attr') for a in ('__code__', '__defaults__', '__kwdefaults__')}
+    for i, c in enumerate(fn.__closure__ or () if closure else ()):
+        try: out[f"{path}.__closure__[{i}]"] = _Held(c, 'cell_contents', 'attr')
+        except ValueError: pass   # an empty cell
+    return out
+
+def _class_parts(cls, path:str) -> dict:
+    "Every entry of the class dicts along `cls`'s MRO (object aside), their functions' code, and the dicts' names."
+    out = {}
+    for k in cls.__mro__[:-1]:
+        kp = path if k is cls else f"{path}({k.__module__}.{k.__qualname__})"
+        for a, v in list(vars(k).items()):
+            out[f"{kp}.{a}"] = _Held(k, a)
+            out.update(_code_parts(v, f"{kp}.{a}", closure=True))
+        out[f"{kp}.*"] = _Held(k, '', 'names')
+    return out
+
 # %% ../nbs/06_trace.ipynb #5b8b54f4
-def harness_snapshot(namespaces=WATCHED_NAMESPACES) -> dict:
-    "References to every attribute of the watched namespaces, plus the timer functions."
+def _harness_classes(namespaces, classes) -> dict:
+    "The classes to snapshot: the named ones, and those defined in a watched kernelopt module."
+    out = {}
+    for c in classes:
+        try: out[c] = _resolve(c)
+        except (ImportError, AttributeError): pass   # triton missing: nothing of it to watch
+    for ns in namespaces:
+        if not ns.startswith('kernelopt.'): continue
+        out.update({f"{ns}.{k}": v for k, v in vars(_resolve(ns)).items() if isinstance(v, type) and v.__module__ == ns})
+    return out
+
+def harness_snapshot(
+    namespaces=WATCHED_NAMESPACES,   # modules and classes whose names are watched
+    classes=HARNESS_CLASSES,         # classes whose dicts (along the MRO) are watched too
+    modules=HARNESS_MODULES,         # modules whose functions are watched with their code and closures
+) -> dict:
+    "References to every attribute of the watched namespaces, the timer functions, the harness classes' dicts and functions' code."
     snap = {f"{ns}.{k}": v for ns in namespaces for k, v in list(vars(_resolve(ns)).items())}
     snap.update({name: _lookup(name) for name in TIMER_FUNCTIONS})
+    for m in modules:
+        try: snap.update({f"{m}.{k}": v for k, v in vars(_resolve(m)).items() if isinstance(v, (types.FunctionType, type))})
+        except ImportError: pass
+    for name, v in list(snap.items()): snap.update(_code_parts(v, name, closure=name.rpartition('.')[0] in modules))
+    for path, cls in _harness_classes(namespaces, classes).items(): snap.update(_class_parts(cls, path))
     snap['__namespaces__'] = tuple(namespaces)
     return snap
+
+def _replaced(name:str, v, owners:dict) -> list[str]:
+    if not isinstance(v, _Held): return [name] if _lookup(name, owners) is not v else []
+    if v.kind == 'names': return [f"{name[:-2]}.{a}" for a in sorted(v.now() - v.value)]   # names added to a class dict
+    return [name] if v.now() is not v.value else []
 
 def replaced_attributes(snapshot:dict, added:bool=False) -> list[str]:
     "The snapshotted attributes replaced or deleted since (and, with `added`, those added); timer functions first."
     owners = {}
-    bad = {n for n, v in snapshot.items() if n != '__namespaces__' and _lookup(n, owners) is not v}
+    bad = {b for n, v in snapshot.items() if n != '__namespaces__' for b in _replaced(n, v, owners)}
     if added:
         for ns in snapshot.get('__namespaces__', ()):
             try: names = list(vars(_resolve(ns)))

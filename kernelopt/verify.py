@@ -9,265 +9,18 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Callable
 import torch
-from fastcore.basics import patch
 from .problem import Problem, Candidate, ProblemError, load_problem, load_candidate, parse_overrides
 from .device import parse_dtype, dtype_name, resolve_device
-from .compare import (Tolerance, TOLERANCES, tolerance_for, OutputComparison, compare_output, as_outputs,
-                               output_form_problems, form_problems, check_outputs, json_safe)
-from .isolate import run_isolated, ChannelError
-from .trace import ALWAYS_ALLOWED_OPS
+from .compare import TOLERANCES, tolerance_for, json_safe
+from .isolate import run_isolated
 from .source_scan import scan_source, WARNING_RULES
-from .verify_worker import (PREFILL_PATTERNS, pattern_fraction, FAMILY_OF, normalize_op, reference_ops_used, TORCH_WORK_MAX_PCT,
-                                     torch_work_pct, audit_call, N_ROTATIONS, EXTRA_TRIALS, INPUT_VARIANTS, verification_plan, fill_patterns,
-                                     second_size, candidate_sandbox, variant_tolerance)
+from .verify_worker import candidate_sandbox, worker_text
+from .verify_plan import verification_plan, draw_sizes, fits_budget
+from .verify_judge import CHECKS, Judge
 
 # %% auto #0
-__all__ = ['CHECKS', 'STATUSES', 'MIN_TRIALS', 'VerificationResult', 'verify_kernel', 'RefinementHistory',
-           'verify_with_refinement', 'Plausibility', 'speed_plausibility', 'benchmark_check']
-
-# %% ../nbs/10_verify.ipynb #61691e70
-CHECKS = {  # name -> what holds when it passes
-    'runs': "the candidate imports and runs without raising",
-    'correctness': "correct on every trial, elementwise and normwise",
-    'output_form': "plain torch.Tensor outputs of the reference's count, shape, dtype and device, sharing no input's memory",
-    'inputs_untouched': "inputs are bit-for-bit unchanged by the call",
-    'outputs_written': "every output element is written by the call",
-    'no_result_reuse': "answers on rotating fresh inputs are right for those inputs",
-    'triton_launches': "every call launches at least one Triton kernel",
-    'no_reference_ops': "runs none of the reference's own compute ops",
-    'work_in_kernels': f"torch ops outside the kernels do at most {TORCH_WORK_MAX_PCT:g}% of the reference's FLOPs; no copies to the host",
-    'timing_integrity': "timers and harness functions are untouched",
-    'no_concurrency': "no thread, process or side stream is left working after a call",
-    'static_scan': "the source has no system access, fallbacks, patching or streams",
-    'extra_shapes': "correct at every extra shape",
-    'input_variants': "correct on scaled, shifted and tied inputs, and on an input with one element changed",
-    'determinism': "two identical runs agree within tolerance",
-}
-
-class _Log:
-    "Per-check failures and notes collected during a verification."
-    def __init__(self): self.fail = {k: [] for k in CHECKS}; self.note = {k: [] for k in CHECKS}; self.ran = set()
-    def bad(self, check, msg):
-        self.ran.add(check)
-        if msg not in self.fail[check]: self.fail[check].append(msg)
-    def ok(self, check, note=None):
-        self.ran.add(check)
-        if note and note not in self.note[check]: self.note[check].append(note)
-    def checks(self) -> dict:
-        out = {}
-        for k in CHECKS:
-            f = self.fail[k]
-            if f: out[k] = dict(passed=False, detail=f[0] + (f" (and {len(f) - 1} more like it)" if len(f) > 1 else ''))
-            elif k in self.ran: out[k] = dict(passed=True, detail='; '.join(self.note[k]) or CHECKS[k])
-            else: out[k] = dict(passed=None, detail='not run')
-        return out
-
-def _shape_label(extra:dict) -> str: return ', '.join(f"{k}={v}" for k, v in extra.items())
-
-# %% ../nbs/10_verify.ipynb #af597195
-def _worst(a:float, b:float) -> float:
-    "The larger error; NaN (not measurable) wins."
-    return math.nan if math.isnan(a) or math.isnan(b) else max(a, b)
-
-class _CandidateFailed(Exception): "The candidate raised: the sequence of calls stops."
-
-class _Judge:
-    "The parent's side of one verification: the reference's answers, the calls to ask for, and every check."
-    def __init__(self, p:dict, shapes:list, labels:list):
-        self.p, self.shapes, self.labels, self.log = p, shapes, labels, _Log()   # shapes: the reference process's answers
-        self.tol = tolerance_for(p['dtype'], p.get('allow_tf32', False))
-        self.allowed_ops, self.on_cuda = p.get('allowed_ops', []), p['device'].startswith('cuda')
-        self.calls, self.rel_err, self.max_abs_err, self.det_diff, self.torch_pct = 0, 0.0, 0.0, None, 0.0
-
-    def ask(self, chan, deadline, shape:int, ref:dict, pattern:int, buffers:str='new', variant:dict|None=None) -> dict:
-        "One call of the candidate, as the worker reports it; an exception of the candidate stops the sequence."
-        out_bytes = [o.numel() * o.element_size() for o in ref['outs'] if isinstance(o, torch.Tensor)]
-        chan.send(dict(op='call', shape=shape, seed=ref['seed'], pattern=pattern, buffers=buffers, out_bytes=out_bytes, variant=variant))
-        rep = chan.recv(deadline)
-        if not isinstance(rep, dict): raise ChannelError("a reply that is not a dict")
-        self.calls += 1
-        if rep.get('error'): raise _CandidateFailed(rep['error'])
-        return rep
-
-    def integrity(self, rep:dict, when:str):
-        "The harness names, launch hooks, torch modes and threads the worker reported."
-        bad, modes = rep.get('replaced') or [], rep.get('modes') or []
-        if bad: self.log.bad('timing_integrity', f"replaced {', '.join(bad[:4])}{' and more' if len(bad) > 4 else ''} ({when})")
-        elif not rep.get('hooks'): self.log.bad('timing_integrity', f"removed kernelopt's Triton launch hooks ({when})")
-        elif modes: self.log.bad('timing_integrity', f"left torch modes active ({', '.join(modes)}) {when}: they see and change every op")
-        else: self.log.ok('timing_integrity')
-        if rep.get('leftover'):
-            self.log.bad('no_concurrency', f"left {', '.join(rep['leftover'])} running {when}: work must be finished when the call returns")
-        else: self.log.ok('no_concurrency', f"accepted {len(rep['accepted'])} native thread(s) started while warming up" if rep.get('accepted') else None)
-
-# %% ../nbs/10_verify.ipynb #843847f1
-@patch
-def check_call(self:_Judge, label, rep, shape:int, ref:dict, pattern:int, value_check:str, earlier=()):
-    "Every per-call check on what the worker reported for one call."
-    log, sh = self.log, self.shapes[shape]
-    names = sorted({n for n, _ in rep['launches']})
-    if not rep['launches']: log.bad('triton_launches', f"no custom kernel ran in {label}")
-    else: log.ok('triton_launches', f"{len(rep['launches'])} launch(es) per call of {', '.join(names)}")
-    if self.on_cuda and {s for _, s in rep['launches'] if s is not None and s != rep.get('stream')}:
-        log.bad('no_concurrency', f"launched kernels on a stream other than the current one in {label}")
-    compute = {o for o in rep['ops'] if o not in ALWAYS_ALLOWED_OPS and o not in set(rep['views'])}
-    used = reference_ops_used(compute, set(sh['ops']), self.allowed_ops)
-    if used: log.bad('no_reference_ops', "calls " + '; '.join(self._describe_op(o, set(sh['ops'])) for o in used))
-    else: log.ok('no_reference_ops')
-    self.check_work(label, rep['flops'], rep['host_copies'], sh['flops'], self.denied_ops(compute - set(used), rep), rep.get('callbacks', 0))
-    if rep.get('threads_started'):
-        log.bad('no_concurrency', f"started {rep['threads_started']} thread(s) in {label}: work on another thread escapes the op tracer")
-    if rep.get('shared_with_earlier'):
-        log.bad('no_result_reuse', f"output {rep['shared_with_earlier'][0][0]} of {label} shares memory with the output of an earlier call")
-    if rep['changed'] and not ref['mutates']: log.bad('inputs_untouched', f"modified input {', '.join(map(str, rep['changed']))} in {label}")
-    else: log.ok('inputs_untouched')
-    self.integrity(rep, f"after {label}")
-    form = form_problems(rep['described'], ref['described'], rep['aliases'], ref['aliases'])
-    for f in form: log.bad('output_form', f)
-    if form: return
-    log.ok('output_form')
-    outs = rep['outputs']
-    unwritten = max((pattern_fraction(o, pattern, r) for o, r in zip(outs, ref['outs'])), default=0.0)
-    if unwritten > 0:
-        log.bad('outputs_written' if value_check != 'extra_shapes' else 'extra_shapes',
-                f"{100 * unwritten:.2g}% of the output still held the pre-fill pattern 0x{pattern:02X} after {label}: never written")
-    else: log.ok('outputs_written')
-    self.check_values(label, outs, ref, value_check, earlier)
-
-@patch
-def check_values(self:_Judge, label, outs, ref, value_check, earlier):
-    "Compare with the reference's answer; a wrong answer that is an earlier call's answer is named as reuse."
-    log = self.log
-    for o, r in zip(outs, ref['outs']):
-        if not isinstance(r, torch.Tensor): continue
-        tol = variant_tolerance(self.tol, r, self.shapes[0]['refs'][0]['outs']) if value_check == 'input_variants' else self.tol
-        c = compare_output(o, r, tol)
-        if value_check == 'correctness':
-            self.rel_err, self.max_abs_err = _worst(self.rel_err, c.rel_err), _worst(self.max_abs_err, c.max_abs_err)
-        if c.ok: continue
-        stale = next((e for e in earlier if e['seed'] != ref['seed'] and self._same_answer(outs, e['outs'])), None)
-        if stale is not None:
-            log.bad('no_result_reuse', f"{label} returned the answer for the inputs of an earlier call: "
-                    "results are reused across calls (cached by pointer, shape or call count)")
-            if value_check != 'no_result_reuse': log.bad(value_check, f"{label} returned an earlier call's answer")
-        elif value_check == 'no_result_reuse' and log.fail['correctness']:
-            log.bad('correctness', f"{label}: {c.message}")   # wrong everywhere, not only on rotating inputs
-        elif value_check == 'no_result_reuse':
-            log.bad(value_check, f"{label} is wrong although the trials were right ({c.message}): the answer depends on earlier calls")
-        else: log.bad(value_check, f"{label}: {c.message}" + self._precision_hint(c))
-        return
-    log.ok(value_check)
-
-@patch
-def denied_ops(self:_Judge, compute:set, rep:dict) -> list:
-    "Compute ops whose work kernelopt cannot measure: no FLOP formula, private aten ops, custom (non-aten) ops. Deny by default."
-    allowed = {normalize_op(o) for o in self.allowed_ops}
-    return sorted(o for o in compute if o not in allowed and (o in rep.get('unknown_ops', ()) or not o.startswith('aten::') or o.startswith('aten::_')))
-
-@patch
-def check_work(self:_Judge, label:str, flops:dict, host_copies:int, ref_flops:float, denied=(), callbacks:int=0):
-    "Fail `work_in_kernels` for torch ops doing over TORCH_WORK_MAX_PCT of the work, unmeasurable ops, Python callbacks, host copies."
-    pct = torch_work_pct(flops, ref_flops, self.allowed_ops)
-    self.torch_pct = max(self.torch_pct, pct)
-    if denied or callbacks:
-        self.log.bad('work_in_kernels', f"in {label}, " + (f"ran {', '.join(denied)}, whose work kernelopt does not count (a custom or "
-                     "private op, one without a FLOP formula or one run on another thread)" if denied else f"ran {callbacks} per-element Python callback(s) (apply_, map_)") +
-                     ": that work counts as the library's, not the candidate's kernels' (or list the ops in allowed_ops)")
-    elif pct > TORCH_WORK_MAX_PCT:
-        allowed = {normalize_op(o) for o in self.allowed_ops}
-        top = sorted(((f, o) for o, f in flops.items() if o not in allowed), reverse=True)[:4]
-        self.log.bad('work_in_kernels', f"torch ops outside the candidate's kernels do {pct:.0f}% of the reference's "
-                     f"{ref_flops:.3g} FLOPs in {label} ({', '.join(f'{o} {f:.3g}' for f, o in top)}); at most "
-                     f"{TORCH_WORK_MAX_PCT:g}% may be done outside them (or list the ops in allowed_ops)")
-    elif host_copies:
-        self.log.bad('work_in_kernels', f"copied a device tensor to the host {host_copies} time(s) in {label}: "
-                     "work done on the host escapes both the kernels and the op tracer")
-    else: self.log.ok('work_in_kernels')
-
-@patch
-def _describe_op(self:_Judge, op:str, ref_ops:set) -> str:
-    if op in ref_ops: return f"the reference's own {op}"
-    fam = FAMILY_OF.get(op)
-    return f"{op}, a {fam} op like the reference's own {', '.join(sorted(r for r in ref_ops if FAMILY_OF.get(r) == fam))}"
-
-@patch
-def _same_answer(self:_Judge, outs, refs) -> bool:
-    "Whether `outs` is the reference answer `refs` (a cheap look at the first elements, then the full comparison)."
-    def near(a, b):
-        if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape): return False
-        k = min(a.numel(), 256)
-        return compare_output(a.reshape(-1)[:k], b.reshape(-1)[:k], self.tol).ok and compare_output(a, b, self.tol).ok
-    return all(near(a, b) for a, b in zip(outs, refs))
-
-@patch
-def _precision_hint(self:_Judge, c:OutputComparison) -> str:
-    if self.p['dtype'] == 'float32' and not self.p.get('allow_tf32') and 1e-4 < c.rel_err < 3e-2:
-        return "; an error of this size is what computing in float16, bfloat16 or TF32 gives, inside a float32 problem"
-    return ''
-
-# %% ../nbs/10_verify.ipynb #8d2dbbcf
-@patch
-def converse(self:_Judge, chan, deadline):
-    "The whole sequence, run in the parent while the worker runs: import, trials, repeat, rotating inputs, extra shapes."
-    try:
-        rep = chan.recv(deadline)
-        if rep.get('error'): self.log.bad('runs', rep['error']); return
-        self.integrity(rep, "after the candidate was imported")
-        try: self.run_calls(chan, deadline)
-        except _CandidateFailed as e: self.log.bad('runs', f"the candidate raised {e}")
-        chan.send(dict(op='stop'))
-    except (ChannelError, TimeoutError, OSError): raise
-    except Exception as e:   # a reply missing a field or of the wrong type: malformed, whoever wrote it
-        raise ChannelError(f"a reply the parent cannot read ({type(e).__name__}: {e})") from None
-
-@patch
-def run_calls(self:_Judge, chan, deadline):
-    P, refs, log = fill_patterns(self.p['seed']), self.shapes[0]['refs'], self.log
-    trials, rots = refs[:self.p['trials']], refs[self.p['trials']:]
-    log.ok('runs')
-    first = None
-    for i, ref in enumerate(trials):   # fresh inputs per trial, all kept alive by the worker (distinct buffers)
-        rep = self.ask(chan, deadline, 0, ref, P[i % 2])
-        self.check_call(f"trial {i + 1}", rep, 0, ref, P[i % 2], 'correctness', trials[:i])
-        if i == 0: first = rep['outputs']
-    rep = self.ask(chan, deadline, 0, trials[0], P[1])   # determinism: trial 1 again, with the other pattern
-    self.check_call("a repeat of trial 1", rep, 0, trials[0], P[1], 'correctness')
-    self.determinism(first, rep['outputs'])
-    for mode in ('refill', 'new'):   # rotating inputs: the trial-1 buffers refilled in place, then new buffers
-        for k, ref in enumerate(rots):
-            rep = self.ask(chan, deadline, 0, ref, P[k % 2], mode)
-            self.check_call(f"rotating call {k + 1} ({mode} input buffers)", rep, 0, ref, P[k % 2], 'no_result_reuse',
-                            trials + [r for r in rots if r is not ref])
-    if not log.fail['no_result_reuse']: log.ok('no_result_reuse', f"{2 * len(rots)} calls on rotating fresh inputs all right")
-    ran, skipped = [], []
-    for k, v in enumerate(self.shapes[0].get('variants', [])):   # inputs the problem's sampler would not draw
-        if not v['finite']: skipped.append(v['label']); continue
-        rep = self.ask(chan, deadline, 0, v, P[k % 2], variant=v['variant'])
-        self.check_call(f"the {v['label']} inputs", rep, 0, v, P[k % 2], 'input_variants', trials)
-        ran.append(v['label'])
-    if not log.fail['input_variants']:
-        log.ok('input_variants', f"right on the {', '.join(ran)} inputs" + (f"; skipped {', '.join(skipped)}: the reference's answer is not finite there" if skipped else ''))
-    for s, label in enumerate(self.labels[1:], 1):
-        for k, ref in enumerate(self.shapes[s]['refs']):
-            try: rep = self.ask(chan, deadline, s, ref, P[k % 2])
-            except _CandidateFailed as e: log.bad('extra_shapes', f"raised {e} at {label}"); break
-            self.check_call(f"the shape {label}", rep, s, ref, P[k % 2], 'extra_shapes', self.shapes[s]['refs'])
-    if not log.fail['work_in_kernels']:
-        log.ok('work_in_kernels', f"torch ops outside the kernels did at most {self.torch_pct:.2g}% of the reference's FLOPs")
-    skipped = f"; {', '.join(self.skipped)} skipped: the reference fails there" if getattr(self, 'skipped', None) else ''
-    if len(self.labels) == 1: log.ok('extra_shapes', "no extra shapes were asked for" + skipped)
-    elif not log.fail['extra_shapes']: log.ok('extra_shapes', f"right at {'; '.join(self.labels[1:])}" + skipped)
-
-@patch
-def determinism(self:_Judge, a:list, b:list):
-    def diff(x, y):
-        d = (x.double() - y.double()).abs()
-        return float(torch.where(x.isnan() & y.isnan(), 0.0, d).nan_to_num(float('inf')).max())
-    pairs = [(x, y) for x, y in zip(a or [], b or []) if isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor) and x.shape == y.shape]
-    self.det_diff = max((diff(x, y) for x, y in pairs if x.numel() and x.is_floating_point()), default=0.0)
-    msg = f"largest difference between two identical runs: {self.det_diff:.3g}"
-    if all(compare_output(x, y, self.tol).ok for x, y in pairs): self.log.ok('determinism', msg)
-    else: self.log.bad('determinism', msg + ": the result depends on the run (a race or uninitialised memory)")
+__all__ = ['STATUSES', 'MIN_TRIALS', 'VerificationResult', 'verify_kernel', 'RefinementHistory', 'verify_with_refinement',
+           'Plausibility', 'speed_plausibility', 'benchmark_check']
 
 # %% ../nbs/10_verify.ipynb #e858010b
 STATUSES = ('passed', 'failed', 'crashed', 'timeout', 'rejected_static')
@@ -290,6 +43,8 @@ class VerificationResult:
     findings:list = field(default_factory=list)  # static-scan findings, as dicts
     seed:int|None = None             # the seed the inputs were drawn from: verify_kernel(..., seed=) reproduces the run
     status:str = ''                  # one of STATUSES; callers branch on it, never on the messages
+    variants:list = field(default_factory=list)  # every call made and variant tried: label, sizes, seed, outcome
+    refused:list = field(default_factory=list)   # sizes (other than the problem's own) at which the candidate refused by raising
 
     def __post_init__(self):
         if not self.status: self.status = 'passed' if self.passed else 'failed'
@@ -298,6 +53,11 @@ class VerificationResult:
     def to_dict(self) -> dict:
         "The result as JSON-able data (NaN and infinite errors become None)."
         return json_safe(asdict(self))
+
+    def variants_table(self) -> 'pd.DataFrame':
+        "Every call and variant as a DataFrame: label, sizes, seed, outcome."
+        import pandas as pd
+        return pd.DataFrame(self.variants, columns=['label', 'sizes', 'seed', 'outcome'])
 
     def table(self) -> 'pd.DataFrame':
         "The checks as a DataFrame: check, passed, detail."
@@ -351,35 +111,41 @@ def _static_check(findings:list) -> dict:
     if hard: return dict(passed=False, detail=say(hard))
     return dict(passed=True, detail=f"warnings only, which the runtime checks decide: {say(warn)}" if warn else CHECKS['static_scan'])
 
-_PRELOAD = ('kernelopt.verify_worker',)
+_PRELOAD = ('kernelopt.verify_processes',)
+
+def _keep(plan:list, got:list) -> tuple[list, list]:
+    "Indices of the shapes to run, and the labels of those the reference could not run (parameters redrawn where there are none: dropped)."
+    keep, skipped = [], []
+    for i, (pl, sh) in enumerate(zip(plan, got)):
+        if 'skipped' in sh: skipped.append(pl['label'])
+        elif pl['kind'] != 'redrawn' or sh['redrawn']: keep.append(i)
+    return keep, skipped
 
 def _verify_runtime(p:dict, extras:list, timeout_s:float, fork_server:bool, sandbox=None) -> tuple[dict, str, dict]:
-    "The reference process, then the worker with the parent judging: (checks, status, errors)."
-    shapes, t0 = verification_plan(p['seed'], p['trials'], p['overrides'], extras, p.get('second')), time.monotonic()
-    labels = [''] + [_shape_label(e) for e in extras] + ([_shape_label(p['second']) + ' (a second size)'] if p.get('second') else [])
+    "The reference process, then the worker with the parent judging: (checks, status, details)."
+    plan, t0 = verification_plan(p['seed'], p['trials'], p['overrides'], extras, p.get('drawn', [])), time.monotonic()
     env = {'TRITON_INTERPRET': '1'} if p['device'] == 'cpu' else {}
-    common = {k: p[k] for k in ('problem_path', 'problem_source', 'device', 'dtype', 'allow_tf32')}
-    common['problem_path'] = os.path.abspath(p['problem_path'])   # a sandboxed worker's cwd is its scratch folder
-    r = run_isolated('kernelopt.verify_worker:reference_main', {**common, 'shapes': shapes}, timeout_s, env=env,
-                     fork_server=fork_server, preload=_PRELOAD)
+    common = {k: p[k] for k in ('device', 'dtype', 'allow_tf32')}
+    r = run_isolated('kernelopt.verify_processes:reference_main', {**common, 'shapes': plan, 'problem_source': p['problem_source'],
+                     'problem_path': os.path.abspath(p['problem_path'])}, timeout_s, env=env, fork_server=fork_server, preload=_PRELOAD)
     if r.status != 'ok': raise ProblemError(f"the reference could not be computed ({r.status}): {r.message}", p['problem_path'])
-    got = r.value['shapes']
-    keep = [i for i, sh in enumerate(got) if 'skipped' not in sh]   # a second size the reference fails at is skipped
-    judge = _Judge(p, [got[i] for i in keep], [labels[i] for i in keep])
-    shapes, judge.skipped = [shapes[i] for i in keep], [labels[i] for i in range(len(got)) if i not in keep]
-    w = run_isolated('kernelopt.verify_worker:worker_main', {**common, 'shapes': [s['overrides'] for s in shapes],
+    keep, skipped = _keep(plan, r.value['shapes'])
+    judge = Judge(p, [r.value['shapes'][i] for i in keep], [plan[i] for i in keep])
+    judge.skipped = skipped
+    w = run_isolated('kernelopt.verify_processes:worker_main', {**common, 'shapes': [dict(init=sh['init'], state=sh['state']) for sh in judge.shapes],
                      'candidate_path': p['candidate_path'], 'candidate_source': p['candidate_source']},
                      max(timeout_s - (time.monotonic() - t0), 1.0), env=env, fork_server=fork_server, preload=_PRELOAD,
                      converse=judge.converse, sandbox=sandbox)
-    checks, status = judge.log.checks(), 'failed'
+    checks, status = judge.summary(), 'failed'
     if w.status != 'ok':
         status = 'timeout' if w.status == 'timeout' else 'crashed'
         why = (f"did not finish within {timeout_s:g} s; the process group was killed" if w.status == 'timeout' else
-               f"the candidate's process failed: {w.message}")
-        checks['runs'] = dict(passed=False, detail=why + (f"; last output: {w.stderr_tail[-300:].strip()}" if w.stderr_tail.strip() else ''))
-    errs = dict(rel_err=judge.rel_err, max_abs_err=judge.max_abs_err, determinism_max_diff=judge.det_diff) if judge.calls else {}
-    return checks, status, errs
-
+               f"the candidate's process failed: {worker_text(w.message)}")
+        tail = worker_text(w.stderr_tail[-300:])
+        checks['runs'] = dict(passed=False, detail=why + (f"; last output: {tail}" if tail else ''))
+    details = dict(variants=judge.variants, refused=judge.refused)
+    if judge.calls: details.update(rel_err=judge.rel_err, max_abs_err=judge.max_abs_err, determinism_max_diff=judge.det_diff)
+    return checks, status, details
 
 # %% ../nbs/10_verify.ipynb #04dfd11c
 def verify_kernel(
@@ -407,9 +173,7 @@ def verify_kernel(
     extras = [_extra_shape(e) for e in extra_shapes]
     prob = load_problem(ppath, overrides, source=psource)          # bad files and size names fail here, in words
     for e in extras: load_problem(ppath, {**overrides, **e}, source=psource)
-    seed, second = secrets.randbits(31) if seed is None else seed, {} if extras else second_size(prob.sizes)
-    try: second and load_problem(ppath, {**overrides, **second}, source=psource)
-    except ProblemError: second = {}   # not a size this problem allows
+    seed = secrets.randbits(31) if seed is None else seed
     meta = dict(trials=trials, problem=ppath, candidate=cand.path, device=device, dtype=dtype_name(dt or prob.dtype), seed=seed)
     findings = scan_source(cand.source)
     meta['findings'] = [asdict(f) for f in findings]
@@ -419,12 +183,11 @@ def verify_kernel(
         return _result(checks, 'rejected_static', **meta)
     p = dict(problem_path=ppath, problem_source=psource, overrides=overrides, candidate_path=cand.path, candidate_source=cand.source,
              device=device, dtype=meta['dtype'], trials=trials, allow_tf32=allow_tf32, allowed_ops=list(allowed_ops), seed=seed,
-             second=second)
+             drawn=draw_sizes(prob.sizes, seed, fits=fits_budget(ppath, overrides, psource)))
     t0 = time.perf_counter()
-    with candidate_sandbox(sandbox, device) as policy: checks, status, errs = _verify_runtime(p, extras, timeout_s, fork_server, policy)
+    with candidate_sandbox(sandbox, device) as policy: checks, status, details = _verify_runtime(p, extras, timeout_s, fork_server, policy)
     checks['static_scan'] = _static_check(findings)
-    return _result(checks, status, wall_s=time.perf_counter() - t0, **errs, **meta)
-
+    return _result(checks, status, wall_s=time.perf_counter() - t0, **details, **meta)
 
 # %% ../nbs/10_verify.ipynb #93529166
 @dataclass
