@@ -8,21 +8,22 @@ import ast
 from dataclasses import dataclass
 
 # %% auto #0
-__all__ = ['FATAL_RULES', 'WARNING_RULES', 'SYSTEM_MODULES', 'EVASION_MODULES', 'HOST_MODULES', 'HOST_ATTRS', 'LIBRARY_CALLS',
-           'TORCH_FILE_ATTRS', 'OS_CALLS', 'OS_FILE_CALLS', 'OS_READ_CALLS', 'EVASION_CALLS', 'EVASION_ATTRS',
-           'ANY_EVASION_ATTRS', 'PATCHED_ROOTS', 'STREAM_ATTRS', 'STRICTER_FLAGS', 'Finding', 'scan_source']
+__all__ = ['FATAL_RULES', 'WARNING_RULES', 'SYSTEM_MODULES', 'EVASION_MODULES', 'REFLECTION_CALLS', 'HOST_MODULES', 'HOST_ATTRS',
+           'LIBRARY_CALLS', 'TORCH_FILE_ATTRS', 'OS_CALLS', 'OS_FILE_CALLS', 'OS_READ_CALLS', 'EVASION_CALLS',
+           'EVASION_ATTRS', 'ANY_EVASION_ATTRS', 'PATCHED_ROOTS', 'STREAM_ATTRS', 'STRICTER_FLAGS', 'Finding',
+           'scan_source']
 
 # %% ../nbs/08_source_scan.ipynb #1de020e8
 @dataclass
 class Finding:
     "One suspicious construct in a candidate's source."
-    rule:str      # "system" | "evasion" | "host_compute" | "library" (refuse) | "stream" (fails) | "try_except" | "monkey_patch" | "host_import" (warn)
+    rule:str      # "system" | "evasion" | "host_compute" | "library" (refuse) | "stream" (fails) | WARNING_RULES (warn)
     line:int      # 1-based line
     message:str   # a plain sentence
     fatal:bool    # True: the candidate is refused without being run
 
 FATAL_RULES = ('system', 'evasion', 'host_compute', 'library')   # refused before the candidate runs
-WARNING_RULES = ('try_except', 'monkey_patch', 'host_import')    # inform only: the runtime checks confirm or dismiss them
+WARNING_RULES = ('try_except', 'monkey_patch', 'host_import', 'host_transfer', 'private_api')   # inform only: the runtime checks decide
 
 # %% ../nbs/08_source_scan.ipynb #4d2ae0bd
 SYSTEM_MODULES = {  # module -> why generated kernel code has no business there
@@ -37,11 +38,15 @@ SYSTEM_MODULES = {  # module -> why generated kernel code has no business there
     **{m: 'reads or writes files (the harness keeps its reference outputs in files)' for m in
        'io pathlib glob pickle marshal shelve mmap zipfile tarfile gzip bz2 lzma sqlite3 torch.hub'.split()},
     **{m: 'talks to the network' for m in 'urllib http requests ftplib'.split()}}
-EVASION_MODULES = frozenset('gc inspect importlib kernelopt builtins runpy pkgutil'.split())
+EVASION_MODULES = frozenset('gc kernelopt builtins runpy pkgutil'.split())
+REFLECTION_CALLS = frozenset('importlib.import_module importlib.reload importlib.__import__ importlib.machinery '
+                             'importlib.util.spec_from_file_location importlib.util.module_from_spec importlib.util.spec_from_loader '
+                             'inspect.currentframe inspect.stack inspect.trace inspect.getouterframes inspect.getinnerframes '
+                             'inspect.getframeinfo inspect.getmembers inspect.getclosurevars inspect.getmodule'.split())   # imports by computed name, frames
 HOST_MODULES = frozenset('numpy scipy cupy numba jax jaxlib tensorflow sklearn pandas torch.utils.dlpack'.split())
-HOST_ATTRS = frozenset('numpy np from_numpy tolist from_dlpack to_dlpack frombuffer __array__ __dlpack__'.split())
+HOST_ATTRS = frozenset('numpy from_numpy tolist from_dlpack to_dlpack frombuffer __array__ __dlpack__'.split())   # a warning: the runtime sees what follows
 LIBRARY_CALLS = frozenset(['torch.compile', 'torch.jit.script', 'torch.jit.trace', 'torch.export', 'torch.utils.cpp_extension',
-                           'triton.ops'])  # code generators and libraries: the work would be theirs, not the candidate's
+                           'torch._inductor', 'triton.ops'])  # code generators and libraries: the work would be theirs, not the candidate's
 TORCH_FILE_ATTRS = frozenset('load save from_file'.split())
 OS_CALLS = frozenset('system popen fork forkpty execv execve execvp execvpe execl execle execlp execlpe spawnv spawnve '
                      'spawnvp spawnvpe spawnl spawnle spawnlp spawnlpe posix_spawn posix_spawnp kill killpg _exit'.split())
@@ -50,7 +55,13 @@ OS_READ_CALLS = frozenset('open fdopen read pread listdir scandir walk fwalk rea
 EVASION_CALLS = frozenset('eval exec compile __import__ globals vars breakpoint'.split())
 EVASION_ATTRS = frozenset('__globals__ __code__ __builtins__ __subclasses__ __closure__ _getframe modules argv knobs interpreter '
                           'GridExecutor launch_enter_hook launch_exit_hook _python_dispatch TorchDispatchMode '
-                          '_DisableTorchDispatch _pop_mode _disable_current_modes sys'.split())
+                          '_DisableTorchDispatch _pop_mode _disable_current_modes sys '
+                          # what hides an op from the dispatch mode that traces the call, or tells whether one is there
+                          '_ExcludeDispatchKeyGuard _IncludeDispatchKeyGuard _ForceDispatchKeyGuard _PreserveDispatchKeyGuard '
+                          '_dispatch_tls_set_dispatch_key_excluded _dispatch_tls_set_dispatch_key_included DispatchKeySet redispatch '
+                          '_get_dispatch_mode _set_dispatch_mode _unset_dispatch_mode _get_current_dispatch_mode_stack '
+                          '_push_on_torch_dispatch_stack _pop_torch_dispatch_stack _len_torch_dispatch_stack _get_dispatch_stack_at '
+                          '_DisableTorchFunction _DisableTorchFunctionSubclass _is_torch_function_mode_enabled'.split())
 ANY_EVASION_ATTRS = frozenset('__dict__ __getattribute__ __bases__ __base__ __mro__ __loader__ __spec__ __self__ __func__ '
                               '__wrapped__ __import__ __reduce__ __reduce_ex__ __traceback__ f_back f_globals f_locals f_builtins '
                               'tb_frame gi_frame cr_frame ag_frame'.split())   # reach other code's namespaces, whatever the object
@@ -104,12 +115,16 @@ class _Scanner(ast.NodeVisitor):
     def other_why(name:str) -> tuple[str, str]|None:
         "(rule, why) for a module or attribute path that computes on the host, calls a code generator or uses private internals."
         parts = name.split('.')
-        if any('.'.join(parts[:j]) in HOST_MODULES for j in range(1, len(parts) + 1)) or any(p in HOST_ATTRS for p in parts[1:]):
+        if any('.'.join(parts[:j]) in HOST_MODULES for j in range(1, len(parts) + 1)):
             return 'host_compute', 'moves the work to the host (NumPy and its kind), where no tracer sees it'
         if any(name == c or name.startswith(c + '.') for c in LIBRARY_CALLS):
             return 'library', 'hands the work to a compiler or library that generates the kernels'
+        if any(name == c or name.startswith(c + '.') for c in REFLECTION_CALLS):
+            return 'evasion', 'imports modules by a computed name or reaches other code\'s frames'
+        if any(p in HOST_ATTRS for p in parts[1:]):
+            return 'host_transfer', 'hands tensor data to the host; the runtime checks see what is done with it'
         if parts[0] in ('torch', 'triton') and any(p.startswith('_') and not p.startswith('__') for p in parts[1:]):
-            return 'evasion', "uses private internals of torch or Triton (dispatch, compiler, runtime state)"
+            return 'private_api', "uses private internals of torch or Triton; the runtime checks decide what it did"
         return None
     def visit_FunctionDef(self, node):
         self.depth += 1; self.generic_visit(node); self.depth -= 1
@@ -121,6 +136,9 @@ class _Scanner(ast.NodeVisitor):
         elif why: self.add('system', node, f"imports {name}, which {why}")
         elif other: self.add(other[0], node, f"imports {name}, which {other[1]}")
         elif name.split('.')[0] in EVASION_MODULES: self.add('evasion', node, f"imports {name}, which can reach into the harness")
+        last = name.rpartition('.')[2]
+        if last in ANY_EVASION_ATTRS or (last in EVASION_ATTRS and last.startswith('_')):   # from torch._C import _len_torch_dispatch_stack
+            self.add('evasion', node, f"imports {name}, which reaches into the harness or Triton's runtime")
     def visit_Name(self, node):
         if id(node) in self.called: return
         if node.id == '__builtins__' or (node.id in EVASION_CALLS and isinstance(node.ctx, ast.Load)):
@@ -159,7 +177,7 @@ class _Scanner(ast.NodeVisitor):
             elif other and (not self.other_why(inner) or (self.depth and inner == 'numpy')) and not (f.split('.')[0] == 'numpy' and not self.depth):   # module level: constants
                 self.add(other[0], node, f"uses {f}{' inside a function' if f.startswith('numpy') else ''}, which {other[1]}")
         if not f and node.attr in HOST_ATTRS:
-            self.add('host_compute', node, f"uses .{node.attr}, which moves the work to the host, where no tracer sees it")
+            self.add('host_transfer', node, f"uses .{node.attr}, which hands tensor data to the host; the runtime checks see what is done with it")
         root = (f or '').split('.')[0]
         if node.attr in ANY_EVASION_ATTRS or (node.attr in EVASION_ATTRS and (
                 node.attr.startswith('_') or root in ('sys', 'os', 'triton', 'torch') or (root in self.alias and root != 'self'))):
