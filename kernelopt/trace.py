@@ -96,7 +96,7 @@ class LaunchCounter:
         _LISTENERS.append(self); return self
     def __exit__(self, *exc): _LISTENERS.remove(self)
 
-# %% ../nbs/06_trace.ipynb #1de9c5f9
+# %% ../nbs/06_trace.ipynb #4f29eda6
 def launch_call(
     name:str,           # the kernel's name, e.g. "my_ext.softmax"
     thunk:Callable,     # runs the launch and returns its result
