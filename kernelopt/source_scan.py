@@ -4,14 +4,14 @@
 
 # %% ../nbs/08_source_scan.ipynb #925cfd61
 from __future__ import annotations
-import ast
+import ast, re
 from dataclasses import dataclass
 
 # %% auto #0
 __all__ = ['FATAL_RULES', 'WARNING_RULES', 'SYSTEM_MODULES', 'EVASION_MODULES', 'REFLECTION_CALLS', 'HOST_MODULES', 'HOST_ATTRS',
            'LIBRARY_CALLS', 'TORCH_FILE_ATTRS', 'OS_CALLS', 'OS_FILE_CALLS', 'OS_READ_CALLS', 'EVASION_CALLS',
-           'EVASION_ATTRS', 'ANY_EVASION_ATTRS', 'PATCHED_ROOTS', 'STREAM_ATTRS', 'STRICTER_FLAGS', 'Finding',
-           'scan_source']
+           'EVASION_ATTRS', 'ANY_EVASION_ATTRS', 'PATCHED_ROOTS', 'STREAM_ATTRS', 'CPP_DISPATCH_EVASION',
+           'STRICTER_FLAGS', 'Finding', 'scan_source']
 
 # %% ../nbs/08_source_scan.ipynb #1de020e8
 @dataclass
@@ -45,7 +45,7 @@ REFLECTION_CALLS = frozenset('importlib.import_module importlib.reload importlib
                              'inspect.getframeinfo inspect.getmembers inspect.getclosurevars inspect.getmodule'.split())   # imports by computed name, frames
 HOST_MODULES = frozenset('numpy scipy cupy numba jax jaxlib tensorflow sklearn pandas torch.utils.dlpack'.split())
 HOST_ATTRS = frozenset('numpy from_numpy tolist from_dlpack to_dlpack frombuffer __array__ __dlpack__'.split())   # a warning: the runtime sees what follows
-LIBRARY_CALLS = frozenset(['torch.compile', 'torch.jit.script', 'torch.jit.trace', 'torch.export', 'torch.utils.cpp_extension',
+LIBRARY_CALLS = frozenset(['torch.compile', 'torch.jit.script', 'torch.jit.trace', 'torch.export',
                            'torch._inductor', 'triton.ops'])  # code generators and libraries: the work would be theirs, not the candidate's
 TORCH_FILE_ATTRS = frozenset('load save from_file'.split())
 OS_CALLS = frozenset('system popen fork forkpty execv execve execvp execvpe execl execle execlp execlpe spawnv spawnve '
@@ -67,6 +67,8 @@ ANY_EVASION_ATTRS = frozenset('__dict__ __getattribute__ __bases__ __base__ __mr
                               'tb_frame gi_frame cr_frame ag_frame'.split())   # reach other code's namespaces, whatever the object
 PATCHED_ROOTS = frozenset('time torch triton numpy math builtins kernelopt'.split())
 STREAM_ATTRS = frozenset('Stream stream ExternalStream set_stream'.split())
+CPP_DISPATCH_EVASION = re.compile(r'DispatchKey\w*|\w*DispatchKeyGuard|RecordFunctionGuard|\bredispatch\w*|AutoDispatchBelow\w*|'
+                                  r'c10::Dispatcher|at::_ops::|tls_set_dispatch_key\w*|PythonDispatcher|PythonTLSSnapshot')   # in C++ string constants
 STRICTER_FLAGS = ('allow_tf32', 'allow_fp16_reduced_precision_reduction', 'allow_bf16_reduced_precision_reduction')  # set to False: stricter math, harmless
 
 # %% ../nbs/08_source_scan.ipynb #55606063
@@ -139,6 +141,9 @@ class _Scanner(ast.NodeVisitor):
         last = name.rpartition('.')[2]
         if last in ANY_EVASION_ATTRS or (last in EVASION_ATTRS and last.startswith('_')):   # from torch._C import _len_torch_dispatch_stack
             self.add('evasion', node, f"imports {name}, which reaches into the harness or Triton's runtime")
+    def visit_Constant(self, node):
+        if isinstance(node.value, str) and (m := CPP_DISPATCH_EVASION.search(node.value)):
+            self.add('evasion', node, f"its C++ source uses {m.group(0)}, which hides aten ops from the tracer inside the candidate's own kernel")
     def visit_Name(self, node):
         if id(node) in self.called: return
         if node.id == '__builtins__' or (node.id in EVASION_CALLS and isinstance(node.ctx, ast.Load)):

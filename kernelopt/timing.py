@@ -13,10 +13,10 @@ from .problem import load_problem, load_candidate, ProblemError
 from .device import parse_dtype, dtype_name, device_name, tf32_mode
 from .compare import as_outputs
 from .isolate import worker_channel
-from .trace import OpTracer, OtherThreadOps, install_triton_hooks
+from .trace import OpTracer, LaunchCounter, OtherThreadOps, install_triton_hooks
 from .flops import op_flops, problem_flops_bytes
 from .peaks import HardwarePeaks, measure_peaks, roofs_for, floor_time_s
-from .verify_worker import Canary, CanaryLaunchCounter, OpRecords, watch_escapes, escapes_seen
+from .verify_worker import Canary, watch_escapes, escapes_seen
 from .verify_processes import encode_init, decode_init
 
 # %% auto #0
@@ -279,15 +279,15 @@ class _Recorder:
         return out
     def observe(self, i:int, a):
         "One traced call: the canary before, inside and after it, and what the launch counter, the op tracer and the profiler saw."
-        canary, rec, seen = Canary(self.canaries[i], self.device), OpRecords(), escapes_seen()
-        with (OtherThreadOps() as other, CanaryLaunchCounter(canary) as lc,
-              OpTracer(flop_counter=op_flops, on_op=rec, records=True, timing='cuda' if self.device.startswith('cuda') else 'host') as tr):
+        canary, seen = Canary(self.canaries[i], self.device), escapes_seen()
+        with (OtherThreadOps() as other, LaunchCounter(on_launch=canary.on_launch) as lc,
+              OpTracer(flop_counter=op_flops, records=True, timing='cuda' if self.device.startswith('cuda') else 'host') as tr):
             canary.before(); l0, t0 = lc.launch_time_s, time.perf_counter()
             out = self.fn(*a)   # host time: on a GPU the launches are asynchronous, so the call's time is the host's work
             call_s, launch_s = time.perf_counter() - t0, lc.launch_time_s - l0; canary.after()   # the canary's own launches left out
             if self.device.startswith('cuda'): torch.cuda.synchronize()
         now = escapes_seen()
-        self.observed[i] = dict(records=rec.records, op_records=tr.records, launches=[[n, s] for n, s in lc.launches], ops={**other.ops, **tr.ops},
+        self.observed[i] = dict(records=tr.records, op_records=tr.records, launches=[[n, s] for n, s in lc.launches], ops={**other.ops, **tr.ops},
                                 views=sorted(tr.views), flops=dict(tr.flops), other_thread_ops=sorted(other.ops), host_copies=tr.host_copies, tampering=list(tr.tampering),
                                 call_time_s=call_s, launch_time_s=launch_s, out_elems=sum(o.numel() for o in as_outputs(out) if isinstance(o, torch.Tensor)),
                                 threads_started=now['threads'] - seen['threads'], callbacks=now['callbacks'] - seen['callbacks'])

@@ -16,7 +16,7 @@ from fastcore.basics import patch
 # %% auto #0
 __all__ = ['ALWAYS_ALLOWED_OPS', 'INTERPRETER_OPS', 'UNINITIALIZED_OPS', 'HOST_TRANSFER_METHODS', 'TIMER_FUNCTIONS',
            'WATCHED_NAMESPACES', 'HARNESS_CLASSES', 'HARNESS_MODULES', 'install_triton_hooks', 'triton_hooks_intact',
-           'remove_triton_hooks', 'in_triton_interpreter', 'LaunchCounter', 'fill_bytes', 'is_host_copy',
+           'remove_triton_hooks', 'in_triton_interpreter', 'LaunchCounter', 'launch_call', 'fill_bytes', 'is_host_copy',
            'custom_op_body', 'triton_op_body', 'trusted_view', 'op_record', 'OpTracer', 'OtherThreadOps',
            'harness_snapshot', 'replaced_attributes', 'active_modes', 'concurrency_snapshot', 'leftover_concurrency']
 
@@ -96,6 +96,17 @@ class LaunchCounter:
         install_triton_hooks()
         _LISTENERS.append(self); return self
     def __exit__(self, *exc): _LISTENERS.remove(self)
+
+# %% ../nbs/06_trace.ipynb #6a1302a8
+def launch_call(
+    name:str,           # the kernel's name, e.g. "my_ext.softmax"
+    thunk:Callable,     # runs the launch and returns its result
+):
+    "Run one launch of a kernel that is not Triton's (a compiled extension's function): every active `LaunchCounter` sees it start, counts and times it."
+    _launch_starts(name)
+    t0 = _clock()
+    try: return thunk()
+    finally: _record_launch(name, None, _clock() - t0)
 
 # %% ../nbs/06_trace.ipynb #0c537e8c
 ALWAYS_ALLOWED_OPS = frozenset(f"aten::{n}" for n in """

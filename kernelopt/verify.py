@@ -14,6 +14,7 @@ from .device import parse_dtype, dtype_name, resolve_device
 from .compare import TOLERANCES, tolerance_for, json_safe
 from .isolate import run_isolated
 from .source_scan import scan_source, WARNING_RULES
+from .extension import uses_extension, extension_build_dir, BUILD_TIMEOUT_S
 from .verify_worker import candidate_sandbox, worker_text
 from .verify_plan import verification_plan, draw_sizes, fits_budget
 from .verify_judge import CHECKS, Judge
@@ -45,6 +46,7 @@ class VerificationResult:
     status:str = ''                  # one of STATUSES; callers branch on it, never on the messages
     variants:list = field(default_factory=list)  # every call made and variant tried: label, sizes, seed, outcome
     refused:list = field(default_factory=list)   # sizes (other than the problem's own) at which the candidate refused by raising
+    builds:list = field(default_factory=list)    # a compiled-extension candidate's builds: name, seconds, cached, error
 
     def __post_init__(self):
         if not self.status: self.status = 'passed' if self.passed else 'failed'
@@ -133,8 +135,8 @@ def _verify_runtime(p:dict, extras:list, timeout_s:float, fork_server:bool, sand
     judge = Judge(p, [r.value['shapes'][i] for i in keep], [plan[i] for i in keep])
     judge.skipped = skipped
     w = run_isolated('kernelopt.verify_processes:worker_main', {**common, 'shapes': [dict(init=sh['init'], state=sh['state']) for sh in judge.shapes],
-                     'candidate_path': p['candidate_path'], 'candidate_source': p['candidate_source']},
-                     max(timeout_s - (time.monotonic() - t0), 1.0), env=env, fork_server=fork_server, preload=_PRELOAD,
+                     'candidate_path': p['candidate_path'], 'candidate_source': p['candidate_source'], 'extension_dir': p.get('extension_dir')},
+                     max(timeout_s - (time.monotonic() - t0), 1.0) + (BUILD_TIMEOUT_S if p.get('extension_dir') else 0), env=env, fork_server=fork_server, preload=_PRELOAD,
                      converse=judge.converse, sandbox=sandbox)
     checks, status = judge.summary(), 'failed'
     if w.status != 'ok':
@@ -146,7 +148,7 @@ def _verify_runtime(p:dict, extras:list, timeout_s:float, fork_server:bool, sand
         if judge.in_flight:   # the call it died in fails its own check too: a size it crashed at is not a size it refused
             label, check = judge.in_flight
             checks[check] = dict(passed=False, detail=f"the candidate's process died during {label}")
-    details = dict(variants=judge.variants, refused=judge.refused)
+    details = dict(variants=judge.variants, refused=judge.refused, builds=judge.builds)
     if judge.calls: details.update(rel_err=judge.rel_err, max_abs_err=judge.max_abs_err, determinism_max_diff=judge.det_diff)
     return checks, status, details
 
@@ -187,8 +189,9 @@ def verify_kernel(
     p = dict(problem_path=ppath, problem_source=psource, overrides=overrides, candidate_path=cand.path, candidate_source=cand.source,
              device=device, dtype=meta['dtype'], trials=trials, allow_tf32=allow_tf32, allowed_ops=list(allowed_ops), seed=seed,
              drawn=draw_sizes(prob.sizes, seed, fits=fits_budget(ppath, overrides, psource)))
+    if uses_extension(cand.source): p['extension_dir'] = str(extension_build_dir(cand.source))   # built once, for verify and bench
     t0 = time.perf_counter()
-    with candidate_sandbox(sandbox, device) as policy: checks, status, details = _verify_runtime(p, extras, timeout_s, fork_server, policy)
+    with candidate_sandbox(sandbox, device, writable=[p['extension_dir']] if 'extension_dir' in p else ()) as policy: checks, status, details = _verify_runtime(p, extras, timeout_s, fork_server, policy)
     checks['static_scan'] = _static_check(findings)
     return _result(checks, status, wall_s=time.perf_counter() - t0, **details, **meta)
 

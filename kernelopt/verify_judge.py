@@ -10,13 +10,15 @@ from fastcore.basics import patch
 from .compare import tolerance_for, OutputComparison, compare_output, form_problems
 from .isolate import ChannelError
 from .work import account_work, normalize_op, LIBRARY_MAX_PCT
-from .verify_worker import pattern_fraction, draw_canary, check_canary, worker_data
+from .verify_worker import pattern_fraction, draw_canary, check_canary, worker_data, worker_text
 from .verify_plan import fill_patterns, variant_tolerance
 
 # %% auto #0
-__all__ = ['CHECKS', 'CheckLog', 'CandidateFailed', 'Judge']
+__all__ = ['ERROR_MAX_CHARS', 'CHECKS', 'CheckLog', 'CandidateFailed', 'Judge']
 
 # %% ../nbs/09e_verify_judge.ipynb #8acd3245
+ERROR_MAX_CHARS = 2000   # the candidate's import error (a compiler's errors) may be this long in the result: refinement needs it
+
 CHECKS = {  # name -> what holds when it passes
     'runs': "the candidate imports and runs without raising",
     'correctness': "correct on every trial, elementwise and normwise",
@@ -25,7 +27,7 @@ CHECKS = {  # name -> what holds when it passes
     'inputs_untouched': "after every call each input holds what the reference's holds after its own: unchanged, or updated as the reference updates it",
     'outputs_written': "every output element is written by the call",
     'no_result_reuse': "answers on rotating fresh inputs are right for those inputs",
-    'triton_launches': "every call launches at least one Triton kernel",
+    'triton_launches': "every call launches at least one of the candidate's own kernels (Triton, or a compiled extension's function)",
     'no_reference_ops': "no heavy library op (matmul, convolution, attention, sort, FFT), and no op the reference runs at a cost that matters",
     'work_in_kernels': f"library ops outside the kernels cost at most {LIBRARY_MAX_PCT:g}% of the reference's own cost; no unexplained time, host copies or callbacks",
     'observation_integrity': "the op trace and the launch counter saw the harness's secret canary ops and launches exactly, in every call",
@@ -70,6 +72,7 @@ class Judge:
         self.tol = tolerance_for(p['dtype'], p.get('allow_tf32', False))
         self.allowed_ops, self.on_cuda = p.get('allowed_ops', []), p['device'].startswith('cuda')
         self.calls, self.rel_err, self.max_abs_err, self.det_diff, self.library_pct, self.unexplained_pct = 0, 0.0, 0.0, None, 0.0, 0.0
+        self.builds = []   # a compiled-extension candidate's builds, as the worker reported them
         self.variants, self.refused, self.skipped, self.by64, self.in_flight = [], [], [], 0, None
         for pl, sh in zip(plan, shapes):   # a drawn shape says whether its parameters were redrawn
             if pl.get('kind') == 'drawn' and sh.get('redrawn'): pl['label'] += ', parameters redrawn'
@@ -110,7 +113,7 @@ def check_call(self:Judge, label, rep, shape:int, ref:dict, pattern:int, value_c
     "Every per-call check on what the worker reported for one call."
     log, sh = self.log, self.shapes[shape]
     names = sorted({n for n, _ in rep['launches']})
-    if not rep['launches']: log.bad('triton_launches', f"no custom kernel ran in {label}")
+    if not rep['launches']: log.bad('triton_launches', f"no kernel of the candidate's own (Triton or compiled extension) ran in {label}")
     else: log.ok('triton_launches', f"{len(rep['launches'])} launch(es) per call of {', '.join(names)}")
     if self.on_cuda and {s for _, s in rep['launches'] if s is not None and s != rep.get('stream')}:
         log.bad('no_concurrency', f"launched kernels on a stream other than the current one in {label}")
@@ -220,10 +223,11 @@ def _precision_hint(self:Judge, c:OutputComparison) -> str:
 def converse(self:Judge, chan, deadline):
     "The whole sequence, run in the parent while the worker runs."
     try:
-        rep = chan.recv(deadline)
-        if not isinstance(rep, dict): raise ChannelError("a reply that is not a dict")
-        rep = worker_data(rep)
-        if rep.get('error'): self.log.bad('runs', rep['error']); return
+        raw = chan.recv(deadline)
+        if not isinstance(raw, dict): raise ChannelError("a reply that is not a dict")
+        rep = worker_data(raw)
+        self.builds = [b for b in rep.get('builds') or [] if isinstance(b, dict)]   # a compiled-extension candidate's builds
+        if rep.get('error'): self.log.bad('runs', worker_text(raw['error'], ERROR_MAX_CHARS)); return
         self.integrity(rep, "after the candidate was imported")
         try: self.run_calls(chan, deadline)
         except CandidateFailed as e: self.log.bad('runs', f"the candidate raised {e}")

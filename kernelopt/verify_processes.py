@@ -11,7 +11,8 @@ from .device import parse_dtype, tf32_mode
 from .compare import as_outputs, aliased_inputs, describe_output, shares_storage, tolerance_for, compare_output
 from .isolate import worker_channel
 from .trace import (OpTracer, LaunchCounter, OtherThreadOps, ALWAYS_ALLOWED_OPS, install_triton_hooks, triton_hooks_intact, harness_snapshot,
-                             replaced_attributes, concurrency_snapshot, leftover_concurrency, active_modes, WATCHED_NAMESPACES)
+                             replaced_attributes, concurrency_snapshot, leftover_concurrency, active_modes, WATCHED_NAMESPACES, launch_call)
+from .extension import install_extension_hooks, BUILD_TIMEOUT_S
 from .flops import op_flops
 from .verify_worker import (input_snapshot, changed_inputs, prefill_free_memory, watch_escapes, escapes_seen,
                                      Canary)
@@ -199,11 +200,14 @@ def worker_main(p:dict) -> dict:
     torch.set_grad_enabled(False)
     install_triton_hooks(); watch_escapes()
     chan = worker_channel()
+    builds = (install_extension_hooks(p['extension_dir'], launch_call, p.get('build_timeout_s') or BUILD_TIMEOUT_S)
+              if p.get('extension_dir') else [])   # a compiled-extension candidate builds in its folder; its calls are launches
     with tf32_mode(bool(p.get('allow_tf32'))):
         w = _Worker(p)
         try: w.build(0)   # the candidate's code runs from here on
         except Exception as e:   # the parent stops at this report: waiting for its instructions would hang until the timeout
-            chan.send(dict(error=f"building the candidate raised {type(e).__name__}: {e}", **w.observe(True))); return dict(calls=0)
-        chan.send(dict(imported=True, **w.observe(True)))
+            chan.send(dict(error=f"building the candidate raised {type(e).__name__}: {e}", builds=[b.to_dict() for b in builds], **w.observe(True)))
+            return dict(calls=0)
+        chan.send(dict(imported=True, builds=[b.to_dict() for b in builds], **w.observe(True)))
         while (msg := chan.recv()) and msg.get('op') == 'call': chan.send(w.call(msg))
     return dict(calls=len(w.outputs))

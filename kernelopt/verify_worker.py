@@ -4,7 +4,7 @@
 
 # %% ../nbs/09b_verify_worker.ipynb #69e7d15e
 from __future__ import annotations
-import contextlib, sys
+import contextlib, dataclasses, sys
 import torch
 from .trace import (LaunchCounter, OpTracer, OtherThreadOps, ALWAYS_ALLOWED_OPS, remove_triton_hooks, triton_hooks_intact)
 from .sandbox import SandboxPolicy, memory_limit_for, scratch_dir
@@ -146,12 +146,13 @@ def audit_call(
 def candidate_sandbox(
     sandbox=True,        # True: a fresh default policy; a kernelopt.sandbox.SandboxPolicy: that one; False or None: no sandbox
     device:str='cpu',    # the worker's device (it sets the memory limit)
+    writable:tuple=(),   # further folders the worker may write (a compiled-extension candidate's build folder)
 ):
     "The `SandboxPolicy` one candidate worker runs under (None: not confined); a scratch folder made here is deleted afterwards."
     if sandbox is True:
-        with scratch_dir(prefix='kernelopt-candidate-') as d: yield SandboxPolicy(d, memory_bytes=memory_limit_for(device))
+        with scratch_dir(prefix='kernelopt-candidate-') as d: yield SandboxPolicy(d, memory_bytes=memory_limit_for(device), writable=tuple(writable))
     elif sandbox is False or sandbox is None: yield None
-    elif isinstance(sandbox, SandboxPolicy): yield sandbox
+    elif isinstance(sandbox, SandboxPolicy): yield dataclasses.replace(sandbox, writable=(*sandbox.writable, *writable)) if writable else sandbox
     else: raise ValueError(f"sandbox={sandbox!r}: expected True (the default sandbox), False (none) or a kernelopt.sandbox.SandboxPolicy")
 
 # %% ../nbs/09b_verify_worker.ipynb #0216603d
