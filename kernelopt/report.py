@@ -10,10 +10,13 @@ from pathlib import Path
 import pandas as pd
 from fastcore.basics import patch
 from .ledger import LedgerError, RunLedger, atomic_write_text, finite_json, run_usage
+from markupsafe import Markup
+from .highlight import highlight_lines, highlight_css
 from .evidence import NOISY_IQR_PCT, code_diff, diff_text, format_number, format_speedup, noise_flag, run_state, state_line
 
 # %% auto #0
-__all__ = ['problem_title', 'decision_reason', 'failed_checks', 'compared_with', 'RunReport', 'speed_of', 'report_template']
+__all__ = ['problem_title', 'decision_reason', 'failed_checks', 'compared_with', 'RunReport', 'speed_of', 'report_template',
+           'highlight_diff']
 
 # %% ../nbs/20_report.ipynb #b4e57981
 _GENERIC_STEMS = {'problem', 'reference', 'model', 'ref', 'main'}
@@ -406,6 +409,24 @@ def report_template() -> str:
     from importlib.resources import files
     return files('kernelopt').joinpath('data', 'report.html.j2').read_text()
 
+# %% ../nbs/20_report.ipynb #69db8d51
+def highlight_diff(
+    old:str,   # the parent's source
+    new:str,   # the candidate's source
+)->list[tuple]:  # `code_diff` rows, each line's text as highlighted HTML (`Markup`)
+    "The unified diff of two sources with every line highlighted in its language (Python, or the C++ or CUDA of an extension)."
+    a, b = highlight_lines('\n'.join(old.splitlines())), highlight_lines('\n'.join(new.splitlines()))
+    return [(k, i, j, a[i - 1] if k == '-' else b[j - 1] if k in ' +' else text) for k, i, j, text in code_diff(old, new)]
+
+@patch
+def page_evidence(self:RunReport, a:dict) -> dict:
+    "`attempt_evidence` as the page shows it: the code and the diff against the parent highlighted."
+    e = self.attempt_evidence(a)
+    parent = next((x for x in self.attempts if x['id'] == a.get('parent_id')), None)
+    if e['code'] is not None: e['code'] = Markup('\n').join(highlight_lines(e['code']))
+    if e['diff']: e['diff'] = highlight_diff(self._text(parent.get('code_path')), self._text(a.get('code_path')))
+    return e
+
 # %% ../nbs/20_report.ipynb #646c94e5
 @patch
 def render_html(self:RunReport) -> str:
@@ -427,12 +448,12 @@ def render_html(self:RunReport) -> str:
     columns += [(h, 'num') for h, _ in numbers.values()] + [('noisy IQR', 'text')]
     usage = (f"{u['provider_calls']} calls, {u['input_tokens']:,} input + {u['output_tokens']:,} output tokens, cost "
              + ('$' + format(u['cost_usd'], '.4f') if u['cost_usd'] is not None else 'unknown (no prices)'))
-    overall = code_diff(self._text(start['code_path']), self._text(best['code_path'])) if start and best and best['id'] != start['id'] else None
+    overall = highlight_diff(self._text(start['code_path']), self._text(best['code_path'])) if start and best and best['id'] != start['id'] else None
     env = jinja2.Environment(autoescape=True)
     return env.from_string(report_template()).render(
         s=s, sizes=', '.join(f"{k}={v}" for k, v in (s['sizes'] or {}).items()), notes=self.notes(), usage=usage, ev=self.evidence(),
         rows=rows, columns=columns, numbers=[(k, f) for k, (_, f) in numbers.items()], diagnoses=self.diagnoses(),
-        attempts=[self.attempt_evidence(a) for a in self.attempts], rounds=[self.round_evidence(r) for r in self.rounds],
+        attempts=[self.page_evidence(a) for a in self.attempts], code_css=Markup(highlight_css()), rounds=[self.round_evidence(r) for r in self.rounds],
         statuses=ATTEMPT_STATUSES, overall=overall, start=start, best=best, charts=charts, plotlyjs=Markup(get_plotlyjs()) if charts else '',
         ms=_ms, x=format_speedup, speed_of=speed_of, num=format_number, pct=pct, short=_short)
 
