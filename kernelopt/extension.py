@@ -100,6 +100,13 @@ class _Deadline:
     def __exit__(self, *exc):
         if self.on: signal.setitimer(signal.ITIMER_REAL, 0); signal.signal(signal.SIGALRM, self.old)
 
+def _clear_stale_lock(d:Path, build_timeout_s:float):
+    "Remove torch's build lock left by a build that was killed (older than the build timeout): a later build would wait on it until its own timeout."
+    lock = d/'lock'
+    try:
+        if time.time() - lock.stat().st_mtime > max(build_timeout_s, 1.0): lock.unlink()
+    except FileNotFoundError: pass
+
 def _libraries(d:Path) -> set:
     "The built libraries in an extension's folder, with their modification times."
     return {(p.name, p.stat().st_mtime_ns) for p in d.glob('*.so')}
@@ -116,6 +123,7 @@ def install_extension_hooks(
         def build(name, *args, **kwargs):
             d = Path(build_root)/(re.sub(r'[^A-Za-z0-9_]', '_', str(name))[:64] or 'extension')
             d.mkdir(parents=True, exist_ok=True)
+            _clear_stale_lock(d, build_timeout_s)
             kwargs.update(build_directory=str(d), verbose=False)
             before, t0 = _libraries(d), time.perf_counter()
             try:
