@@ -17,8 +17,9 @@ from .isolate import GPULock, GPULockTimeout, ChannelError, run_isolated   # GPU
 from .trace import ALWAYS_ALLOWED_OPS
 from .work import account_work, UNEXPLAINED_MAX_PCT, UNEXPLAINED_MIN_S
 from .verify_worker import (candidate_sandbox, draw_canary, check_canary, CANARY_OP, reference_ops_used, torch_work_pct,
-                                     TORCH_WORK_MAX_PCT, worker_data)
+                                     TORCH_WORK_MAX_PCT, worker_data, worker_text)
 from .verify import verify_kernel, speed_plausibility
+from .extension import uses_extension, extension_build_dir, BUILD_TIMEOUT_S
 from .timing import (TimingStats, TimingNoiseWarning, SideStreamWarning, compute_timing_stats,   # re-exported: the
                               time_on_host, time_with_cuda_events, time_with_triton_do_bench)              # timers lived here
 
@@ -56,6 +57,7 @@ class BenchmarkResult:
     checked_calls:list = field(default_factory=list)  # the timed calls whose answers were compared with the reference's
     outside_pct:float|None = None    # median share of a traced call's time spent outside the candidate's launches and glue ops
     work:list = field(default_factory=list)  # per traced call: outside_pct, library_pct, unexplained_pct (kernelopt.work.account_work)
+    builds:list = field(default_factory=list)  # a compiled-extension candidate's loads in its timing process: name, seconds, cached, error
 
     def to_dict(self) -> dict:
         "The result as JSON-able data: `reference` and `candidate` (or None) statistics; NaN and infinite values become None."
@@ -75,6 +77,7 @@ class BenchmarkResult:
         if self.speedup is not None: lines.append(f"  speedup    {self.speedup:.3g}x over {self.baseline}" +
                                                   (f"; physical floor {self.floor_s * 1e3:.4g} ms" if self.floor_s and 0 < self.floor_s < float('inf') else ''))
         if self.seed is not None: lines.append(f"  seed       {self.seed}" + (f"; answers of timed calls {self.checked_calls} re-checked" if self.checked_calls else ''))
+        lines += [f"  build      {b['name']}: {'cache hit' if b['cached'] else 'compiled'} in {b['seconds']:.2f} s" for b in self.builds]
         if self.outside_pct is not None: lines.append(f"  outside    {self.outside_pct:.1f}% of a traced call's time outside the candidate's launches and glue ops")
         if self.device == 'cpu' and self.stats is not None: lines.append("  (CPU host times: not GPU performance)")
         lines += [f"  warning: {w}" for w in self.warnings]
@@ -245,6 +248,7 @@ def _payload(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|
         return dict(p, problem_path=str(Path(problem.path).resolve()), problem_source=problem.source, overrides=problem.overrides, seed=seed,
                     baseline=baseline, n_input_sets=self.n_input_sets, inputs_mb=self.inputs_mb,
                     peaks=self.peaks.to_dict() if hasattr(self.peaks, 'to_dict') else self.peaks)
+    if uses_extension(candidate.source): p['extension_dir'] = str(extension_build_dir(candidate.source))   # verification's build folder: built once
     return dict(p, candidate_path=candidate.path, candidate_source=candidate.source, init=drawn['init'], state=drawn['state'],
                 warmup_inputs=drawn['warmup'], sets=drawn['sets'], check_inputs=drawn['check'] if self.check == 'plain' else [],
                 canaries={str(i): draw_canary() for i in traced}, build_seed=secrets.randbits(31))
@@ -285,14 +289,21 @@ def _timed_report(t) -> dict:
     return r
 
 # %% ../nbs/11a_benchmark.ipynb #a027db1f
+def _builds_report(builds) -> list:
+    "A timing process's extension builds, as plain typed data; a malformed report (it comes from the candidate's process) is dropped."
+    try: return [dict(name=worker_text(str(b['name']))[:80], seconds=float(b['seconds']), cached=b['cached'] is True, error=worker_text(str(b.get('error') or '')))
+                 for b in builds or []]
+    except (KeyError, TypeError, ValueError, AttributeError): return []
+
 def _run(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|None, seed:int, drawn:dict|None=None) -> tuple[BenchmarkResult, dict, _Talk, dict]:
     "One isolated timing run, under the device lock: its result, the raw value it returned, the conversation, and the canaries."
     base = BenchmarkResult('error', baseline=baseline, device=self.device, dtype=self.dtype or dtype_name(problem.dtype), problem=problem.name,
                            problem_path=str(problem.path), candidate_path=candidate.path if candidate else None, overrides=dict(problem.overrides), seed=seed)
     traced = _traced_trials(self.trials) if candidate else []
     talk, payload = _Talk(self.checked_calls if candidate else 0), _payload(self, problem, baseline, candidate, seed, drawn, traced)
-    with (self.lock or contextlib.nullcontext()), candidate_sandbox(self.sandbox if candidate else None, self.device) as policy:
-        r = run_isolated('kernelopt.timing:timing_main', payload, self.timeout_s, env=self.env, work_dir=self.work_dir, fork_server=self.fork_server,
+    ext = [payload['extension_dir']] if 'extension_dir' in payload else []   # a compiled extension's build folder stays writable
+    with (self.lock or contextlib.nullcontext()), candidate_sandbox(self.sandbox if candidate else None, self.device, writable=ext) as policy:
+        r = run_isolated('kernelopt.timing:timing_main', payload, self.timeout_s + (BUILD_TIMEOUT_S if ext else 0), env=self.env, work_dir=self.work_dir, fork_server=self.fork_server,
                          preload=('kernelopt.timing',), sandbox=policy, converse=talk)
     base.stderr_tail, base.wall_s = r.stderr_tail, r.wall_s
     who = 'the candidate' if candidate else 'the reference'
@@ -303,6 +314,7 @@ def _run(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|None
         v = worker_data({k: r.value.get(k) for k in ('status', 'message', 'warnings', 'device_name', 'timer', 'floor_s')})
         base.status, base.message, base.device_name = str(v['status']), str(v['message']), str(v['device_name'])
         base.warnings = [str(w) for w in v['warnings'] or []]
+        base.builds = _builds_report(r.value.get('builds'))
         if base.status == 'ok' and talk.timed is None: base.status, base.message = 'crashed', f"{who}'s timing process sent no timing report"
         elif base.status == 'ok':
             samples = talk.timed['samples_ms']

@@ -13,7 +13,8 @@ from .problem import load_problem, load_candidate, ProblemError
 from .device import parse_dtype, dtype_name, device_name, tf32_mode
 from .compare import as_outputs
 from .isolate import worker_channel
-from .trace import OpTracer, LaunchCounter, OtherThreadOps, install_triton_hooks
+from .trace import OpTracer, LaunchCounter, OtherThreadOps, install_triton_hooks, launch_call
+from .extension import install_extension_hooks, BUILD_TIMEOUT_S
 from .flops import op_flops, problem_flops_bytes
 from .peaks import HardwarePeaks, measure_peaks, roofs_for, floor_time_s
 from .verify_worker import Canary, watch_escapes, escapes_seen
@@ -349,6 +350,8 @@ def _setup(p:dict, res:dict):
         d = draw_timing_inputs(problem, device, dtype, p['seed'], n)
         return (torch.compile(ref) if p.get('baseline') == 'compile' else ref), d['warmup'], d['sets'], []
     install_triton_hooks(); watch_escapes()   # before the candidate's code runs
+    res['builds'] = (install_extension_hooks(p['extension_dir'], launch_call, p.get('build_timeout_s') or BUILD_TIMEOUT_S)
+                     if p.get('extension_dir') else [])   # a compiled extension loads from the folder verification built it in
     with OtherThreadOps(): pass   # the all-thread profiler starts up here, before the candidate, not in a timed call
     Canary(dict(around=[5, 5, 5], inside=[6, 6, 6], before=1, after=1), device).launch(1)   # the canary kernel, compiled now
     cand = load_candidate(p['candidate_path'], source=p.get('candidate_source'))
@@ -376,9 +379,13 @@ def timing_main(
 )->dict:
     "In a fresh process started by `Benchmark`: time the reference or a candidate, reporting to the parent over the channel."
     chan, talked = chan or worker_channel(), []
-    try: return _timing(p, chan, talked)
+    try: return _builds_as_data(_timing(p, chan, talked))
     finally:
         if not talked: chan.send({'stop': True})   # the parent stops listening: the result follows
+
+def _builds_as_data(res:dict) -> dict:
+    "The result with its extension builds (`ExtensionBuild`) as plain dicts, as the channel carries them."
+    return {**res, 'builds': [b.to_dict() for b in res.get('builds') or []]}
 
 def _timing(p:dict, chan, talked:list) -> dict:
     device = p['device']
