@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_problem.ipynb #72a487ac
 from __future__ import annotations
-import ast, contextlib, hashlib, linecache, sys, traceback, types
+import ast, contextlib, hashlib, linecache, secrets, sys, traceback, types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -284,14 +284,34 @@ def _candidate_kind(tree:ast.Module) -> str|None:
     return 'ModelNew' if 'ModelNew' in names else 'kernel_function' if 'kernel_function' in names else None
 
 # %% ../nbs/03_problem.ipynb #e0e35835
-def _copy_matching(dst:nn.Module, state:dict) -> list[str]:
-    "Copy the tensors of `state` (name -> tensor) into `dst`'s parameters and buffers where names and shapes match; return the names copied."
+def _module_tensors(mod:nn.Module, path:str) -> dict:
+    "name -> parameter or buffer of `mod` and its submodules, read from their instance dicts by `nn.Module`'s own layout: no method of the candidate's class runs."
+    out, seen = {}, set()
+    def walk(m, prefix):
+        if id(m) in seen: return
+        seen.add(id(m))
+        d = object.__getattribute__(m, '__dict__')
+        for kind in ('_parameters', '_buffers', '_modules'):
+            if type(d.get(kind)) is not dict:
+                raise ProblemError(f"ModelNew's {prefix or 'top-level module'} has a {type(d.get(kind)).__name__} as its {kind}; keep nn.Module's own", path)
+        for kind in ('_parameters', '_buffers'):
+            for name, t in dict.items(d[kind]):
+                if t is not None and type(t) not in (torch.Tensor, nn.Parameter):
+                    raise ProblemError(f"ModelNew's {prefix + name} is a {type(t).__name__}, not a plain tensor; register plain tensors as parameters and buffers", path)
+                if t is not None: out[prefix + name] = t
+        for name, sub in dict.items(d['_modules']):
+            if isinstance(sub, nn.Module): walk(sub, f"{prefix}{name}.")
+    walk(mod, '')
+    return out
+
+def _copy_matching(dst:nn.Module, state:dict, path:str='ModelNew') -> list[str]:
+    "Copy the tensors of `state` (name -> tensor) into `dst`'s parameters and buffers where names and shapes match, with the harness's own code on plain tensors; return the names copied."
     copied = []
-    with torch.no_grad():
-        for name, t in dst.state_dict().items():
+    with torch.no_grad(), torch._C.DisableTorchFunction():   # no function mode or tensor subclass of the candidate's sees the copy
+        for name, t in _module_tensors(dst, path).items():
             s = state.get(name)
-            if isinstance(s, torch.Tensor) and s.shape == t.shape:
-                t.copy_(s.to(device=t.device, dtype=t.dtype)); copied.append(name)
+            if type(s) in (torch.Tensor, nn.Parameter) and s.shape == t.shape:
+                torch.Tensor.copy_(t, s.to(device=t.device, dtype=t.dtype)); copied.append(name)
     return copied
 
 # %% ../nbs/03_problem.ipynb #acc4c3c2
@@ -311,7 +331,7 @@ class Candidate:
               state:dict,                    # parameter and buffer name -> tensor: the reference model's `state_dict()`
               device='cpu',                  # where the module goes
               dtype:torch.dtype|None=None,   # floating-point parameters and buffers are cast to this (None: as built)
-              seed:int=0,                    # torch's seed while `ModelNew` is constructed, as for `Problem.make_model`
+              seed:int|None=None,            # torch's seed while `ModelNew` is constructed; None: a fresh secret one, so the build tells a candidate nothing about who builds it
              )->Callable:                    # called with the problem's inputs
         "Run the candidate's code and build it from constructor arguments and a state dict, with no reference model at hand."
         mod = self.load_module()
@@ -320,11 +340,11 @@ class Candidate:
                 raise ProblemError("a kernel_function candidate cannot receive the reference model's parameters; "
                                    "expected a class `ModelNew(nn.Module)` for a problem with parameters", self.path)
             return mod.kernel_function
-        _seed_all(seed)
+        _seed_all(secrets.randbits(62) if seed is None else seed)
         new = mod.ModelNew(*init_inputs)
         if not isinstance(new, nn.Module): raise ProblemError("ModelNew(...) is not an nn.Module; expected `class ModelNew(nn.Module)`", self.path)
         new = new.to(device=device, dtype=dtype) if dtype is not None else new.to(device)
-        _copy_matching(new, state)
+        _copy_matching(new, state, self.path)
         return new
 
     def make(self,

@@ -87,6 +87,10 @@ def input_variants(inputs:list, seed:int) -> list[tuple[str, list]]:
     def each(f): return [f(i, x.detach().clone()) if isinstance(x, torch.Tensor) else x for i, x in enumerate(inputs)]
     out = [(label, each(lambda i, x, s=s: x * s if i in fl else x)) for label, s in SCALES.items()]
     out += [('shifted by 3', each(lambda i, x: x + 3 if i in fl else x)), ('tied', each(lambda i, x: torch.round(x * 4) / 4 if i in fl else x))]
+    gs = torch.Generator().manual_seed(seed + 1)
+    def mixed(i, x): return x * (torch.randint(0, 2, x.shape, generator=gs) * 2 - 1).to(x) if i in fl else x
+    out += [('negated', each(lambda i, x: -x if i in fl else x)), ('shifted by -3', each(lambda i, x: x - 3 if i in fl else x)),
+            ('mixed signs', each(mixed))]   # a sampler that draws only positive numbers hides a kernel that is wrong on negative ones
     if fl:
         j, k = fl[0], rng.randrange(inputs[fl[0]].numel())
         def changed(i, x):

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 # %% auto #0
 __all__ = ['ALLOCATION_OPS', 'VIEW_LIKE_OPS', 'COPY_OPS', 'REDUCTION_OPS', 'REDUCTION_OUT_MULTIPLE', 'GLUE_BUDGET_PCT',
-           'HEAVY_FAMILIES', 'HEAVY_OPS', 'LIBRARY_MAX_PCT', 'SHARED_OP_MAX_PCT', 'UNEXPLAINED_MAX_PCT',
+           'HEAVY_FAMILIES', 'HEAVY_OPS', 'TIME_MIN_S', 'LIBRARY_MAX_PCT', 'SHARED_OP_MAX_PCT', 'UNEXPLAINED_MAX_PCT',
            'UNEXPLAINED_MIN_S', 'HOST_MAX_ELEMS', 'glue_kind', 'normalize_op', 'cost_unit', 'op_cost', 'WorkAccount',
-           'split_glue', 'account_work']
+           'split_glue', 'account_work', 'fastest_records', 'account_runs']
 
 # %% ../nbs/07a_work.ipynb #c8cf2d82
 def _names(s:str) -> frozenset: return frozenset(f"aten::{n}" for n in s.split())
@@ -72,9 +72,15 @@ def normalize_op(name:str) -> str:
 # %% ../nbs/07a_work.ipynb #f4720340
 def _touched(r:dict) -> int: return r['in_elems'] + r['out_elems']
 
-def cost_unit(*record_lists) -> str:
-    "'s' when every op of every list has a measured time, else 'elements' (elements touched, in plus out)."
-    return 's' if all(r.get('time_s') is not None for rs in record_lists for r in rs) else 'elements'
+TIME_MIN_S = 0.001   # a reference whose ops take less than this in all is priced by elements: its times are dispatch overhead
+
+def cost_unit(
+    reference_records:list,  # the reference's ops
+    *record_lists,           # the candidate's ops (one list or more)
+) -> str:                    # 's' or 'elements'
+    "'s' when every op has a measured time and the reference's take at least TIME_MIN_S, else 'elements' (touched, in plus out)."
+    timed = all(r.get('time_s') is not None for rs in (reference_records, *record_lists) for r in rs)
+    return 's' if timed and sum(r['time_s'] for r in reference_records) >= TIME_MIN_S else 'elements'
 
 def op_cost(r:dict, unit:str) -> float:
     "What one op cost: its measured seconds, or the elements it touched."
@@ -151,7 +157,7 @@ def account_work(
     allowed = {normalize_op(o) for o in allowed_ops}
     host = [r for r in candidate_records if r['name'].startswith('host::')]   # data handed to Python: counted by elements, below
     cand = [r for r in candidate_records if r['name'] not in allowed and not r['name'].startswith('host::')]
-    unit = cost_unit(cand, reference_records)
+    unit = cost_unit(reference_records, cand)
     ref_cost = sum(op_cost(r, unit) for r in reference_records)
     library, glue = split_glue(cand, candidate_out_elems, sum(_touched(r) for r in reference_records))
     costs = {}
@@ -176,3 +182,32 @@ def _by_name(records:list) -> dict:
     out = {}
     for r in records: out[r['name']] = out.get(r['name'], 0) + r['in_elems']
     return out
+
+# %% ../nbs/07a_work.ipynb #b80567ce
+def fastest_records(
+    runs:list,   # records of several traced runs of one call (`OpTracer(records=True).records` each)
+) -> list:       # one run's records, each op at its fastest time; untimed when the runs ran different ops
+    "Each op of a call at its fastest traced run: a pause only ever adds time."
+    first, names = runs[0], [r['name'] for r in runs[0]]
+    if any([r['name'] for r in rs] != names for rs in runs[1:]): return [dict(r, time_s=None) for r in first]
+    def fastest(i, key):
+        ts = [rs[i].get(key) for rs in runs]
+        return None if any(t is None for t in ts) else min(ts)
+    return [dict(r, time_s=fastest(i, 'time_s'), tracer_s=fastest(i, 'tracer_s') or 0.0) for i, r in enumerate(first)]
+
+def account_runs(
+    candidate_runs:list,             # records of several traced runs of the candidate's call
+    reference_runs:list,             # records of several traced runs of the reference's call on the same inputs
+    candidate_out_elems:int,         # elements of the candidate's outputs
+    call_times_s:list|None=None,     # host seconds of each candidate run
+    launch_times_s:list|None=None,   # launch seconds of each candidate run
+    allowed_ops=(),                  # ops the user allows
+) -> WorkAccount:
+    "`account_work` over several traced runs: each op priced at its fastest run, the unexplained time at its median run."
+    acc = account_work(fastest_records(candidate_runs), fastest_records(reference_runs), candidate_out_elems, allowed_ops=allowed_ops)
+    if not call_times_s or not launch_times_s: return acc
+    per = [account_work(rs, reference_runs[0], candidate_out_elems, c, l, allowed_ops)
+           for rs, c, l in zip(candidate_runs, call_times_s, launch_times_s)]
+    mid = lambda xs: sorted(xs)[len(xs) // 2]
+    return dataclasses.replace(acc, unexplained_s=mid([a.unexplained_s for a in per]), unexplained_pct=mid([a.unexplained_pct for a in per]),
+                               call_time_s=mid(call_times_s), launch_time_s=mid(launch_times_s))
