@@ -111,6 +111,15 @@ def _libraries(d:Path) -> set:
     "The built libraries in an extension's folder, with their modification times."
     return {(p.name, p.stat().st_mtime_ns) for p in d.glob('*.so')}
 
+def _load(original:Callable, d:Path, name, args, kwargs):
+    "One load; where another process held the build lock and its build left no library, build again here, so the compiler's errors are this build's."
+    try: return original(name, *args, **kwargs)
+    except (ImportError, OSError):   # torch, after waiting on the other build, found no library to load
+        if _libraries(d): raise
+        from torch.utils import cpp_extension as ce
+        getattr(getattr(ce, 'JIT_EXTENSION_VERSIONER', None), 'entries', {}).pop(name, None)   # torch's note that this source is built
+        return original(name, *args, **kwargs)
+
 def install_extension_hooks(
     build_root:str|Path,             # the candidate's build folder (`extension_build_dir`): every extension builds below it
     on_call:Callable,                # on_call(label, thunk) runs each call of a compiled function (e.g. counts and times it as a launch)
@@ -127,7 +136,7 @@ def install_extension_hooks(
             kwargs.update(build_directory=str(d), verbose=False)
             before, t0 = _libraries(d), time.perf_counter()
             try:
-                with _Deadline(build_timeout_s, str(name)): module = originals[kind](name, *args, **kwargs)
+                with _Deadline(build_timeout_s, str(name)): module = _load(originals[kind], d, name, args, kwargs)
             except ExtensionBuildTimeout as e:
                 builds.append(ExtensionBuild(str(name), time.perf_counter() - t0, False, str(e))); raise
             except Exception as e:
