@@ -4,22 +4,30 @@
 
 # %% ../nbs/06b_extension.ipynb #7133f7e2
 from __future__ import annotations
-import functools, hashlib, importlib.util, os, platform, re, signal, subprocess, sys, threading, time, types
+import ast, functools, hashlib, importlib.util, os, platform, re, signal, subprocess, sys, threading, time, types
 from dataclasses import dataclass, asdict
 from pathlib import Path
 from typing import Callable
 import torch
 
 # %% auto #0
-__all__ = ['EXTENSION_CACHE_ENV', 'MAX_BUILD_LOG', 'FORBIDDEN_IMPORTS', 'BUILD_TIMEOUT_S', 'uses_extension',
+__all__ = ['EXTENSION_CACHE_ENV', 'MAX_BUILD_LOG', 'FORBIDDEN_IMPORTS', 'ALLOWED_LIBRARIES', 'BUILD_TIMEOUT_S', 'uses_extension',
            'extension_cache_root', 'source_key', 'extension_build_dir', 'compiler_errors', 'wrap_extension',
-           'no_python_inside', 'ExtensionRefused', 'library_imports', 'forbidden_imports', 'ExtensionBuild',
-           'ExtensionBuildError', 'ExtensionBuildTimeout', 'install_extension_hooks']
+           'no_python_inside', 'ExtensionRefused', 'library_imports', 'library_needed', 'unchecked_libraries',
+           'forbidden_imports', 'ExtensionBuild', 'ExtensionBuildError', 'ExtensionBuildTimeout',
+           'install_extension_hooks']
 
 # %% ../nbs/06b_extension.ipynb #287d4a6c
 def uses_extension(source:str) -> bool:
-    "Whether a candidate's source builds a compiled extension (`torch.utils.cpp_extension`)."
-    return bool(re.search(r'\bcpp_extension\b|\bload_inline\b', source))
+    "Whether a candidate's code (not its comments or strings) names `torch.utils.cpp_extension`: only then does it get a writable build folder."
+    try: tree = ast.parse(source)
+    except SyntaxError: return False   # it cannot run: no build folder
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name.startswith('torch.utils.cpp_extension') for a in node.names): return True
+        if isinstance(node, ast.ImportFrom) and (node.module or '').startswith(('torch.utils.cpp_extension', 'torch.utils')) and \
+           (node.module.startswith('torch.utils.cpp_extension') or any(a.name == 'cpp_extension' for a in node.names)): return True
+        if isinstance(node, ast.Attribute) and node.attr == 'cpp_extension': return True
+    return False
 
 # %% ../nbs/06b_extension.ipynb #080d3e51
 EXTENSION_CACHE_ENV = 'KERNELOPT_EXTENSION_CACHE'
@@ -109,7 +117,12 @@ FORBIDDEN_IMPORTS = (   # (pattern on a demangled symbol the library imports, wh
     (r'^(dlopen|dlmopen|dlsym|dlvsym|dl_iterate_phdr)$', "code looked up at run time, out of reach of this check"),
     (r'^(syscall|mount|umount2?|unshare|setns|ptrace|process_vm_readv|process_vm_writev|fork|vfork|execve|execv|execvp|system|popen|posix_spawnp?)$',
      "system calls or processes no kernel needs"),
+    (r'^([sdcz](gemm|gemv|gemmt|symm|syrk|syr2k|trmm|trsm|ger|axpy|dot|dotc|dotu|scal|gesv|getrf|potrf|gels|gesdd|syev)_?|cblas_\w+|(mkl|MKL|openblas|dnnl|mkldnn|xnn|nnp|pytorch_qnnp|cublas\w*|cudnn|cufft|cusparse|cusolver|curand)\w*|(fbgemm|dnnl|cutlass|at::native::cpublas|at::vml)::.*)$',
+     "a math library does the work (BLAS, LAPACK, oneDNN, cuBLAS...): library work, not the candidate's kernel"),
 )
+ALLOWED_LIBRARIES = ('libc.so', 'libm.so', 'libstdc++.so', 'libgcc_s.so', 'libpthread.so', 'libdl.so', 'librt.so', 'libgomp.so', 'ld-linux',
+                     'libc10.so', 'libc10_cuda.so', 'libtorch.so', 'libtorch_cpu.so', 'libtorch_cuda.so', 'libtorch_python.so', 'libcudart.so',
+                     'libcuda.so', 'libpython3')   # what load_inline links by default, and the C and C++ runtimes
 
 class ExtensionRefused(ImportError):
     "A built extension imports what a kernel may not call (FORBIDDEN_IMPORTS); it was not loaded."
@@ -120,6 +133,16 @@ def library_imports(path:str|Path) -> list[str]:
     except FileNotFoundError: raise ExtensionRefused("nm (binutils) is not installed: a compiled extension cannot be checked, so it is not loaded; install binutils") from None
     if r.returncode != 0: raise ExtensionRefused(f"the symbols of {Path(path).name} could not be read: {r.stderr.strip()[:300]}")
     return [line.split(None, 1)[1].split('@')[0].strip() for line in r.stdout.splitlines() if len(line.split(None, 1)) == 2]
+
+def library_needed(path:str|Path) -> list[str]:
+    "The shared libraries a library links (`readelf -d`, its NEEDED entries)."
+    try: r = subprocess.run(['readelf', '-d', str(path)], capture_output=True, text=True, timeout=120)
+    except FileNotFoundError: raise ExtensionRefused("readelf (binutils) is not installed: a compiled extension cannot be checked, so it is not loaded; install binutils") from None
+    return re.findall(r'\(NEEDED\)\s+Shared library: \[([^\]]+)\]', r.stdout)
+
+def unchecked_libraries(needed:list[str]) -> list[str]:
+    "The linked libraries outside ALLOWED_LIBRARIES: their imports are not checked, so the extension may not link them."
+    return [n for n in needed if not any(n.startswith(a) for a in ALLOWED_LIBRARIES)]
 
 def forbidden_imports(symbols:list[str]) -> list[str]:
     "One line per rule of FORBIDDEN_IMPORTS the symbols break, naming the first symbol that breaks it; empty when none does."
@@ -170,7 +193,8 @@ def install_extension_hooks(
     load_library = ce._import_module_from_library   # torch's last step of a build: dlopen the library (private: pinned by this page's test)
     def checked_load(module_name, path, is_python_module):
         lib = Path(path)/f"{module_name}{getattr(ce, 'LIB_EXT', '.so')}"
-        bad = forbidden_imports(library_imports(lib))
+        bad = forbidden_imports(library_imports(lib)) + [f"{n}: a linked library whose calls are not checked (link only torch and the C/C++ runtimes)"
+                                                         for n in unchecked_libraries(library_needed(lib))]
         if bad: raise ExtensionRefused(f"the extension {module_name!r} was built but not loaded: it imports what a kernel may not call:\n" + '\n'.join(bad))
         return load_library(module_name, path, is_python_module)
     def hooked(kind):
