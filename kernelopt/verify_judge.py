@@ -184,7 +184,7 @@ def check_work(self:Judge, label:str, rep:dict, sh:dict):
     out_elems = sum(math.prod(d['shape']) for d in rep['described'] if d.get('tensor'))
     timed = self.p['device'] == 'cpu'   # interpreted launches are timed; compiled ones are asynchronous
     acc = account_work(rep.get('records') or [], sh.get('records') or [], out_elems, rep.get('call_time_s') if timed else None,
-                       rep.get('launch_time_s') if timed else None, self.allowed_ops)
+                       rep.get('launch_time_s') if timed else None, self.allowed_ops, 'elements' if timed else None)
     self.library_pct = max(self.library_pct, acc.library_pct)
     problems = acc.problems()
     if acc.unexplained_pct is not None:   # reported, not judged: on a loaded CPU the scheduler's pauses look the same
