@@ -4,16 +4,17 @@
 
 # %% ../nbs/06b_extension.ipynb #7133f7e2
 from __future__ import annotations
-import functools, hashlib, os, platform, re, signal, threading, time, types
+import functools, hashlib, importlib.util, os, platform, re, signal, subprocess, sys, threading, time, types
 from dataclasses import dataclass, asdict
 from pathlib import Path
 from typing import Callable
 import torch
 
 # %% auto #0
-__all__ = ['EXTENSION_CACHE_ENV', 'MAX_BUILD_LOG', 'BUILD_TIMEOUT_S', 'uses_extension', 'extension_cache_root', 'source_key',
-           'extension_build_dir', 'compiler_errors', 'wrap_extension', 'ExtensionBuild', 'ExtensionBuildError',
-           'ExtensionBuildTimeout', 'install_extension_hooks']
+__all__ = ['EXTENSION_CACHE_ENV', 'MAX_BUILD_LOG', 'FORBIDDEN_IMPORTS', 'BUILD_TIMEOUT_S', 'uses_extension',
+           'extension_cache_root', 'source_key', 'extension_build_dir', 'compiler_errors', 'wrap_extension',
+           'no_python_inside', 'ExtensionRefused', 'library_imports', 'forbidden_imports', 'ExtensionBuild',
+           'ExtensionBuildError', 'ExtensionBuildTimeout', 'install_extension_hooks']
 
 # %% ../nbs/06b_extension.ipynb #287d4a6c
 def uses_extension(source:str) -> bool:
@@ -69,10 +70,64 @@ def wrap_extension(
         value = getattr(module, attr)
         if attr.startswith('__') or not callable(value): setattr(wrapped, attr, value); continue
         def call(*args, __f=value, __label=f"{name}.{attr}", **kwargs):
-            return on_call(__label, lambda: __f(*args, **kwargs))
+            return on_call(__label, lambda: no_python_inside(__f, args, kwargs, __label))
         functools.update_wrapper(call, value, assigned=('__name__', '__qualname__', '__doc__'), updated=())
         setattr(wrapped, attr, call)
     return wrapped
+
+# %% ../nbs/06b_extension.ipynb #2ffecd48
+_HARNESS_DIRS = tuple(str(Path(importlib.util.find_spec(m).origin).resolve().parent) + os.sep for m in ('torch', 'kernelopt'))
+_STDLIB_ALLOWED = ('warnings.py', 'linecache.py')   # a TORCH_WARN from C++ prints through them
+
+def _harness_code(filename:str) -> bool:
+    "Whether Python in this file is torch's, kernelopt's or the warnings machinery's, not the candidate's."
+    f = str(Path(filename).resolve()) if filename and not filename.startswith('<') else filename or ''
+    return any(f.startswith(d) for d in _HARNESS_DIRS) or (os.path.basename(f) in _STDLIB_ALLOWED and f.startswith(os.path.dirname(os.__file__)))
+
+def no_python_inside(
+    f:Callable, args:tuple, kwargs:dict,   # the compiled function and its arguments
+    label:str,                              # "NAME.FUNCTION", for the message
+):
+    "Call a compiled function; if it calls back into Python that is not the harness's, end this process (exit code 70) with a line on stderr."
+    def hook(frame, event, arg):
+        if event == 'call' and not _harness_code(frame.f_code.co_filename):
+            os.write(2, (f"kernelopt: the compiled function {label} called back into Python ({Path(frame.f_code.co_filename).name}:"
+                         f"{frame.f_lineno} {frame.f_code.co_name}): work done there is no kernel's; the candidate's process ends here\n").encode())
+            os._exit(70)
+    old = sys.getprofile(); sys.setprofile(hook)
+    try: return f(*args, **kwargs)
+    finally: sys.setprofile(old)
+
+# %% ../nbs/06b_extension.ipynb #5c3b3b2e
+FORBIDDEN_IMPORTS = (   # (pattern on a demangled symbol the library imports, why a kernel may not call it)
+    (r'^at::(cpu|cuda|native|meta|mps|xpu|composite\w*)::', "an ATen kernel called directly, below the dispatcher: no tracer sees it"),
+    (r'^at::_ops::\w+::redispatch\b', "an ATen op redispatched below the keys already handled, the tracer's included"),
+    (r'^c10::impl::(tls_set_dispatch_key_\w+|_force_tls_local_dispatch_key_set|IncludeDispatchKeyGuard|PythonDispatcherTLS|TorchDispatchModeTLS|PythonTLSSnapshot)\b',
+     "the dispatcher's thread-local keys set by hand: ops hidden from the tracer"),
+    (r'^(torch::Library\b|torch::detail::TorchLibraryInit|c10::Dispatcher\b|c10::RegisterOperators|c10::OperatorHandle)',
+     "operators or kernels registered or looked up by hand (TORCH_LIBRARY, TORCH_LIBRARY_IMPL): an ATen kernel could be replaced"),
+    (r'^(dlopen|dlmopen|dlsym|dlvsym|dl_iterate_phdr)$', "code looked up at run time, out of reach of this check"),
+    (r'^(syscall|mount|umount2?|unshare|setns|ptrace|process_vm_readv|process_vm_writev|fork|vfork|execve|execv|execvp|system|popen|posix_spawnp?)$',
+     "system calls or processes no kernel needs"),
+)
+
+class ExtensionRefused(ImportError):
+    "A built extension imports what a kernel may not call (FORBIDDEN_IMPORTS); it was not loaded."
+
+def library_imports(path:str|Path) -> list[str]:
+    "The symbols a shared library imports (undefined in it), demangled, without their version suffix."
+    try: r = subprocess.run(['nm', '-D', '--undefined-only', '-C', str(path)], capture_output=True, text=True, timeout=120)
+    except FileNotFoundError: raise ExtensionRefused("nm (binutils) is not installed: a compiled extension cannot be checked, so it is not loaded; install binutils") from None
+    if r.returncode != 0: raise ExtensionRefused(f"the symbols of {Path(path).name} could not be read: {r.stderr.strip()[:300]}")
+    return [line.split(None, 1)[1].split('@')[0].strip() for line in r.stdout.splitlines() if len(line.split(None, 1)) == 2]
+
+def forbidden_imports(symbols:list[str]) -> list[str]:
+    "One line per rule of FORBIDDEN_IMPORTS the symbols break, naming the first symbol that breaks it; empty when none does."
+    out = []
+    for pattern, why in FORBIDDEN_IMPORTS:
+        hits = [s for s in symbols if re.search(pattern, s)]
+        if hits: out.append(f"{hits[0].split('(')[0]}" + (f" (and {len(hits) - 1} more)" if len(hits) > 1 else '') + f": {why}")
+    return out
 
 # %% ../nbs/06b_extension.ipynb #a9f0f2c9
 BUILD_TIMEOUT_S = 300.0   # seconds one extension build may take (a CUDA build with templates takes minutes)
@@ -112,6 +167,12 @@ def install_extension_hooks(
     "Route `torch.utils.cpp_extension.load_inline` and `load` into `build_root`, bound and time them, and wrap what they return."
     from torch.utils import cpp_extension as ce
     builds, originals = [], {'load_inline': ce.load_inline, 'load': ce.load}
+    load_library = ce._import_module_from_library   # torch's last step of a build: dlopen the library (private: pinned by this page's test)
+    def checked_load(module_name, path, is_python_module):
+        lib = Path(path)/f"{module_name}{getattr(ce, 'LIB_EXT', '.so')}"
+        bad = forbidden_imports(library_imports(lib))
+        if bad: raise ExtensionRefused(f"the extension {module_name!r} was built but not loaded: it imports what a kernel may not call:\n" + '\n'.join(bad))
+        return load_library(module_name, path, is_python_module)
     def hooked(kind):
         def build(name, *args, **kwargs):
             d = Path(build_root)/(re.sub(r'[^A-Za-z0-9_]', '_', str(name))[:64] or 'extension')
@@ -120,7 +181,7 @@ def install_extension_hooks(
             before, t0 = _libraries(d), time.perf_counter()
             try:
                 with _Deadline(build_timeout_s, str(name)): module = originals[kind](name, *args, **kwargs)
-            except ExtensionBuildTimeout as e:
+            except (ExtensionBuildTimeout, ExtensionRefused) as e:
                 builds.append(ExtensionBuild(str(name), time.perf_counter() - t0, False, str(e))); raise
             except Exception as e:
                 msg = compiler_errors(str(e))
@@ -129,5 +190,5 @@ def install_extension_hooks(
             builds.append(ExtensionBuild(str(name), time.perf_counter() - t0, bool(before) and _libraries(d) == before))
             return wrap_extension(module, str(name), on_call) if kwargs.get('is_python_module', True) else module
         return build
-    ce.load_inline, ce.load = hooked('load_inline'), hooked('load')
+    ce.load_inline, ce.load, ce._import_module_from_library = hooked('load_inline'), hooked('load'), checked_load
     return builds

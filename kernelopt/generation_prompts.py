@@ -14,8 +14,8 @@ from .judger_prompts import (Bottleneck, JudgeAnalysis, JudgeResponseError, pars
 # %% auto #0
 __all__ = ['CANDIDATE_CONTRACT', 'VERIFIER_RULES', 'GENERATOR_SYSTEM_PROMPT', 'FIRST_KERNEL_SYSTEM_PROMPT', 'NO_FLOOR_NOTE',
            'CUT_OFF_STOP_REASONS', 'REFUSAL_STOP_REASONS', 'PYTHON_FENCES', 'render_rules', 'generator_system_prompt',
-           'render_bottleneck', 'render_inputs', 'build_first_kernel_prompt', 'build_optimization_prompt',
-           'CodeExtractionError', 'stop_reason_note', 'extract_code', 'build_fix_prompt']
+           'render_bottleneck', 'render_inputs', 'render_constraints', 'build_first_kernel_prompt',
+           'build_optimization_prompt', 'CodeExtractionError', 'stop_reason_note', 'extract_code', 'build_fix_prompt']
 
 # %% ../nbs/16a_generation_prompts.ipynb #6d0d1497
 CANDIDATE_CONTRACT = """The file must define ONE of:
@@ -93,6 +93,11 @@ def render_inputs(
 # %% ../nbs/16a_generation_prompts.ipynb #1b9f4b2b
 NO_FLOOR_NOTE = "Unknown: the problem's FLOPs and compulsory bytes could not be counted, so there is no roofline floor to aim at."
 
+def render_constraints(constraints:Iterable[str]|None) -> list[str]:
+    "The run's extra rules as a prompt section (a list of none or one section)."
+    extra = list(constraints or [])
+    return ["## Additional constraints\n" + "\n".join(f"- {c}" for c in extra)] if extra else []
+
 def build_first_kernel_prompt(
     problem,                              # problem source text, or an object with `.source`
     inputs:str|list,                      # the '## Inputs' section (`render_inputs`), or the inputs themselves
@@ -105,8 +110,7 @@ def build_first_kernel_prompt(
     sections = [render_code("Problem (the PyTorch reference)", problem_source_of(problem)),
                 inputs if isinstance(inputs, str) else render_inputs(inputs), render_gpu_specs(gpu_specs),
                 "## Roofline floor (the least time the hardware allows for this problem)\n" + floor_text]
-    extra = list(constraints or [])
-    if extra: sections.append("## Additional constraints\n" + "\n".join(f"- {c}" for c in extra))
+    sections += render_constraints(constraints)
     sections.append("## Your task\nWrite the first Triton kernel for this problem: correct under the rules, and as close to "
                     "the roofline floor as you can (fuse the reference's steps, read each input once where it fits). "
                     "Return the complete file in one ```python block.")
@@ -126,8 +130,7 @@ def build_optimization_prompt(
     sections = [render_code("Problem (the PyTorch reference)", problem_source_of(problem)),
                 render_code("Current kernel", kernel_code),
                 render_bottleneck(analysis.bottleneck(bottleneck)), render_history(history)]
-    extra = list(constraints or [])
-    if extra: sections.append("## Additional constraints\n" + "\n".join(f"- {c}" for c in extra))
+    sections += render_constraints(constraints)
     sections.append("## Your task\nRewrite the current kernel to remove this bottleneck, applying the proposed "
                     "optimizations where they fit and avoiding what failed before. Keep the result correct under the "
                     "rules. Return the complete new file in one ```python block.")

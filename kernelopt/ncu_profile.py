@@ -12,6 +12,7 @@ import pandas as pd
 from fastcore.basics import patch
 from .metric_schema import metric_names, metrics_by_section, format_metric, METRIC_BY_KEY, SOL_COMPUTE, SOL_MEMORY, DURATION
 from .compare import json_safe
+from .sandbox import clean_env
 from .sol import RooflineAnalyzer, RooflineConfig, RooflineResult
 from .ncu import (NCUError, NCUNotFoundError, NCUPermissionError, NCUTimeoutError, NCUProgramError, NCUNoKernelError,
                            NCUParseError, find_ncu, ncu_version, parse_ncu_csv, select_kernels, launch_groups, LAUNCH_COLUMNS)
@@ -182,7 +183,8 @@ def _run_process(cmd:list[str], timeout_s:float, env:dict, cwd:str) -> tuple[int
                               f"metrics, or shrink the problem (--set NAME=VALUE). Last output:\n{_tail(out + err, 10)}")
 
 def _runner_env() -> dict:
-    env = {k: v for k, v in os.environ.items() if k != 'TRITON_INTERPRET'}
+    "The profiled process's environment: the sandbox's allowed names only (never a key or token), without TRITON_INTERPRET."
+    env = {k: v for k, v in clean_env().items() if k != 'TRITON_INTERPRET'}
     import kernelopt
     pkg_root = str(Path(kernelopt.__file__).resolve().parent.parent)
     env['PYTHONPATH'] = os.pathsep.join(p for p in [pkg_root, env.get('PYTHONPATH', '')] if p)

@@ -175,6 +175,18 @@ def _private_proc()->bool:
     try: _mount('proc', '/proc', _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, 'proc'); return True
     except OSError: return False
 
+def _lock_mounts()->bool:
+    "Enter a user and mount namespace nested in the sandbox's: the mounts made so far become locked (False where the kernel refuses)."
+    # The worker is root of the sandbox's user namespace, which owns the mounts above: there it could unmount the private
+    # /proc or the tmpfs over /run, or make / writable again. Mounts inherited by a namespace of a less privileged owner are
+    # locked by the kernel: umount gives EINVAL and read-only stays read-only, whatever the worker holds in the new one.
+    uid, gid = os.getuid(), os.getgid()
+    try:
+        _check(_libc().unshare(_CLONE_NEWUSER | _CLONE_NEWNS), 'unshare')
+        _write('/proc/self/setgroups', 'deny'); _write('/proc/self/uid_map', f'0 {uid} 1'); _write('/proc/self/gid_map', f'0 {gid} 1')
+        return True
+    except OSError: return False
+
 # %% ../nbs/04a_sandbox.ipynb #c3f6ccb7
 def _pids_cgroup_root()->str|None:
     "A pids cgroup folder (v1 or v2) this process may create children in, or None."
@@ -319,7 +331,7 @@ def enter_sandbox(
     pid = os.fork()               # with namespaces: the worker is PID 1 of its namespace; when it ends, all in it end
     if pid != 0: _relay(pid)
     set_pdeathsig(signal.SIGKILL, None if mode == 'namespaces' else relay)
-    if mode == 'namespaces': _private_proc()
+    if mode == 'namespaces': _private_proc(); _lock_mounts()   # last: what was mounted so far cannot be undone
     _set_limits(policy, mode == 'namespaces')
     os.chdir(policy.scratch_dir)
     os.umask(0o077)
