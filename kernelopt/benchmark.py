@@ -169,7 +169,8 @@ def audit_traced_call(
                         'elements' if device == 'cpu' else None)
     problems += [f"{x} in {label}" for x in dataclasses.replace(acct, unexplained_s=None).problems()]   # unexplained time: judged over all traced calls
     outside_s = (acct.library_cost if acct.unit == 's' else 0.0) + (acct.unexplained_s or 0.0)
-    tracer_s = sum(float(r.get('tracer_s') or 0.0) for r in rep['op_records'])
+    mine = _canary_free(rep['op_records'], spec)   # the canary's own ops run inside the call too: their time is the harness's
+    tracer_s = sum(float(r.get('tracer_s') or 0.0) for r in rep['op_records']) + sum(float(r.get('time_s') or 0.0) for r in rep['op_records'] if r not in mine)
     return problems, dict(outside_pct=100.0 * min(outside_s, call) / call if call > 0 else None, library_pct=acct.library_pct,
                           unexplained_pct=acct.unexplained_pct, unexplained_s=acct.unexplained_s, cost_unit=acct.unit,
                           own_s=max(0.0, call - tracer_s), ops=len(rep['op_records']))
