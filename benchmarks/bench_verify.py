@@ -24,7 +24,7 @@ that both see the same load (e.g. main's: `--before /work/main/.venv/bin/kernelo
   opts out (`_should_skip_dynamo`). The rest is the candidate's 24 interpreted calls (0.12-0.2 s each for this kernel), the fork
   server's start (2.7 s) and the imports (2 s). After, at load 2.4-3.0: in process median 4.9 s sandboxed, 4.9 s not (first
   run 7.8 s, 24 candidate calls); the command end to end (--cli, in turn with main's) median 9.3 s against main's 10.1 s;
-  the sandbox alone 0.05 s per candidate.
+  the sandbox alone 0.05 s per candidate. At load 1.1 (--cli, 3 runs each, in turn): median 8.15 s against main's 8.76 s.
 
 Run: python benchmarks/bench_verify.py [--repeats 3] [--json] [--cli] [--before BIN]
 """
