@@ -15,9 +15,20 @@ Measured (CPU host times, shared 2-core x86_64 with 7 other developers' jobs run
   unsandboxed median 4.47 s at load 6.2.
 - after issue 21 (parent-drawn inputs, canaries, drawn sizes, more variants: 23 candidate calls): see the verify page.
 
-Run: python benchmarks/bench_verify.py [--repeats 3] [--json]
+The README's own line, `kernelopt verify examples/softmax/problem.py examples/softmax/kernel.py --set batch_size=8 dim=1000
+--device cpu`, is timed too, end to end in a fresh process (`--cli`): what a user waits for, imports, fork server and the
+parent's own work included. `--before BIN` times another installation's `kernelopt` the same way, in turn with this one, so
+that both see the same load (e.g. main's: `--before /work/main/.venv/bin/kernelopt`).
+- 2026-11-24, issue 21 round 1 (vfix): the command took 67 s at load 8 before; profiled, the parent imported torch._dynamo
+  (1.3-1.8 s) only because torch wraps a TorchDispatchMode's `__torch_dispatch__` in a dynamo guard on first use; OpTracer
+  opts out (`_should_skip_dynamo`). The rest is the candidate's 24 interpreted calls (0.12-0.2 s each for this kernel), the fork
+  server's start (2.7 s) and the imports (2 s). After, at load 2.4-3.0: in process median 4.9 s sandboxed, 4.9 s not (first
+  run 7.8 s, 24 candidate calls); the command end to end (--cli, in turn with main's) median 9.3 s against main's 10.1 s;
+  the sandbox alone 0.05 s per candidate. At load 1.1 (--cli, 3 runs each, in turn): median 8.15 s against main's 8.76 s.
+
+Run: python benchmarks/bench_verify.py [--repeats 3] [--json] [--cli] [--before BIN]
 """
-import argparse, json, os, platform, statistics, time
+import argparse, json, os, platform, shutil, statistics, subprocess, time
 from pathlib import Path
 
 os.environ.setdefault('TRITON_INTERPRET', '1')
@@ -59,11 +70,39 @@ def sandbox_cost(repeats:int) -> dict:
     out['cost_s'] = out['sandboxed'] - out['unsandboxed']
     return {k: round(v, 3) for k, v in out.items()}
 
+CLI = ['verify', 'examples/softmax/problem.py', 'examples/softmax/kernel.py', '--set', 'batch_size=8', 'dim=1000', '--device', 'cpu']
+
+def cli_walls(bins:list, repeats:int) -> dict:
+    "Wall seconds of the README's verify command for each `kernelopt` executable, run in turn `repeats` times: bin -> walls."
+    walls = {b: [] for b in bins}
+    for _ in range(repeats):
+        for b in bins:
+            t0 = time.perf_counter()
+            r = subprocess.run([b, *CLI], cwd=ROOT, capture_output=True, text=True, env={**os.environ, 'TRITON_INTERPRET': '1'})
+            walls[b].append(time.perf_counter() - t0)
+            if r.returncode != 0: raise SystemExit(f"{b} {' '.join(CLI)} exited {r.returncode}: {r.stdout[-500:]}{r.stderr[-500:]}")
+    return walls
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--repeats', type=int, default=3)
     ap.add_argument('--json', action='store_true')
+    ap.add_argument('--cli', action='store_true', help="time only the README's verify command, end to end")
+    ap.add_argument('--before', help="another installation's kernelopt executable, timed in turn with this one")
     a = ap.parse_args()
+    if a.cli or a.before:
+        this = shutil.which('kernelopt')
+        bins = [this] + ([a.before] if a.before else [])
+        load0 = os.getloadavg()[0]
+        walls = cli_walls(bins, a.repeats)
+        out = {('this' if b == this else 'before'): dict(bin=b, median_s=round(statistics.median(w), 2), runs_s=[round(x, 2) for x in w]) for b, w in walls.items()}
+        out['load_avg_1min'] = [round(load0, 2), round(os.getloadavg()[0], 2)]
+        if a.json: print(json.dumps(out))
+        else:
+            print(f"kernelopt {' '.join(CLI)}  (load {out['load_avg_1min'][0]:.2f} -> {out['load_avg_1min'][1]:.2f})")
+            for k in ('before', 'this'):
+                if k in out: print(f"  {k:6}  median {out[k]['median_s']:.2f} s over {out[k]['runs_s']}  ({out[k]['bin']})")
+        return
     problem = load_problem(ROOT/'examples/softmax/problem.py', SIZES)
     cand = load_candidate(ROOT/'examples/softmax/kernel.py')
     out = dict(machine=f"{platform.machine()} {os.cpu_count()} cores", sandbox_mode=sandbox_capabilities().mode, sizes=SIZES, goal_s=GOAL_S)

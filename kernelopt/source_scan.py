@@ -164,6 +164,14 @@ class _Scanner(ast.NodeVisitor):
             if isinstance(name, ast.Constant) and isinstance(name.value, str):   # getattr(obj, 'x') is obj.x
                 self.check_attribute(ast.copy_location(ast.Attribute(value=node.args[0], attr=name.value, ctx=ast.Load()), node))
             else: self.add('evasion', node, f"calls {node.func.id}() with a computed attribute name, which hides what it reaches")
+        getter = self.full(node.func)
+        if getter in ('operator.attrgetter', 'operator.methodcaller'):   # attrgetter('threading.Thread')(logging) is logging.threading.Thread
+            for a in node.args[:None if getter.endswith('attrgetter') else 1]:
+                if not (isinstance(a, ast.Constant) and isinstance(a.value, str)):
+                    self.add('evasion', node, f"calls {getter}() with a computed attribute name, which hides what it reaches"); continue
+                chain = ast.Name(id=getter.rpartition('.')[2] + '(...)', ctx=ast.Load())
+                for part in a.value.split('.'):   # each link checked, as the visitor checks a written chain
+                    chain = ast.copy_location(ast.Attribute(value=chain, attr=part, ctx=ast.Load()), node); self.check_attribute(chain)
         if isinstance(node.func, ast.Attribute) and node.func.attr in ('write_text', 'write_bytes'):
             self.add('system', node, f"calls {node.func.attr}(), which writes files")
         if isinstance(node.func, ast.Name) and node.func.id in ('setattr', 'delattr') and node.args:

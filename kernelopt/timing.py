@@ -17,6 +17,7 @@ from .trace import OpTracer, LaunchCounter, OtherThreadOps, install_triton_hooks
 from .extension import install_extension_hooks, BUILD_TIMEOUT_S
 from .flops import op_flops, problem_flops_bytes
 from .peaks import HardwarePeaks, measure_peaks, roofs_for, floor_time_s
+from .dispatch import dispatcher_snapshot, changed_registrations
 from .verify_worker import Canary, watch_escapes, escapes_seen
 from .verify_processes import encode_init, decode_init
 
@@ -272,7 +273,7 @@ class _Recorder:
     def __init__(self, fn, device:str='cpu', canaries:dict|None=None, keep_bytes:int=256 << 20):   # canaries: trial -> canary spec (candidates)
         self.fn, self.device, self.canaries, self.keep_bytes = fn, device, canaries or {}, keep_bytes
         self.trial, self.pending, self.outputs, self.prints, self.observed, self.seen = None, None, {}, {}, {}, 0
-        self.rng = random.SystemRandom()
+        self.rng, self.dispatcher = random.SystemRandom(), None   # dispatcher: torch's aten kernels before the candidate's import
     def __call__(self, *a):
         if self.trial in self.canaries and self.trial not in self.observed: out = self.observe(self.trial, a)
         else: out = self.fn(*a)
@@ -289,10 +290,14 @@ class _Recorder:
             if self.device.startswith('cuda'): torch.cuda.synchronize()
         now = escapes_seen()
         self.observed[i] = dict(records=tr.records, op_records=tr.records, launches=[[n, s] for n, s in lc.launches], ops={**other.ops, **tr.ops},
-                                views=sorted(tr.views), flops=dict(tr.flops), other_thread_ops=sorted(other.ops), host_copies=tr.host_copies, tampering=list(tr.tampering),
+                                views=sorted(tr.views), flops=dict(tr.flops), other_thread_ops=sorted(other.ops), host_copies=tr.host_copies, tampering=list(tr.tampering) + self.kernels_replaced(),
                                 call_time_s=call_s, launch_time_s=launch_s, out_elems=sum(o.numel() for o in as_outputs(out) if isinstance(o, torch.Tensor)),
                                 threads_started=now['threads'] - seen['threads'], callbacks=now['callbacks'] - seen['callbacks'])
         return out
+    def kernels_replaced(self) -> list:
+        "Aten ops whose kernels changed since the candidate's import, in words (every op: a tenth of a second, once per traced call)."
+        if self.dispatcher is None: return []
+        return [f"{n}'s kernel was replaced in the dispatcher" for n in changed_registrations(self.dispatcher)]
     def settle(self):
         "Fingerprint the last timed answer and keep a copy (reservoir sampling once the budget is full); called between trials."
         if self.pending is None: return
@@ -354,6 +359,7 @@ def _setup(p:dict, res:dict):
                      if p.get('extension_dir') else [])   # a compiled extension loads from the folder verification built it in
     with OtherThreadOps(): pass   # the all-thread profiler starts up here, before the candidate, not in a timed call
     Canary(dict(around=[5, 5, 5], inside=[6, 6, 6], before=1, after=1), device).launch(1)   # the canary kernel, compiled now
+    res['_dispatcher'] = dispatcher_snapshot()   # taken before the candidate's code runs; never sent
     cand = load_candidate(p['candidate_path'], source=p.get('candidate_source'))
     try: fn = cand.build(decode_init(p['init']), p['state'], device, dtype, p.get('build_seed', 0))
     except ProblemError: raise
@@ -394,9 +400,11 @@ def _timing(p:dict, chan, talked:list) -> dict:
     is_ref = p.get('candidate_path') is None
     with tf32_mode(p.get('allow_tf32', False)), torch.no_grad():
         built = _setup(p, res)
-        if isinstance(built, dict): return built
+        dispatcher = res.pop('_dispatcher', None)
+        if isinstance(built, dict): built.pop('_dispatcher', None); return built
         fn, warm, sets, checked = built
         rec = _Recorder(fn, device, {int(k): v for k, v in (p.get('canaries') or {}).items()}, int(p.get('keep_mb', 256)) << 20)
+        rec.dispatcher = dispatcher
         batches = _Batches(chan.send, p.get('batch_calls', 10))
         try: samples, timer = _time(rec, warm, _trial_inputs(sets, rec, batches), p, done=lambda: (rec.settle(), batches.close()))
         except Exception as e:

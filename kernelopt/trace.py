@@ -219,6 +219,9 @@ class OpTracer(TorchDispatchMode):
         self.host_transfers: dict[str, int] = {}    # 'host::tolist' -> elements handed to Python (records too, with `records`)
         self._host_watch, self._own = _HostWatch(self), 0   # the function mode that sees them; > 0 while the tracer's own code runs
 
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool: return False   # no torch._dynamo wrapper: its first call imports dynamo (1-2 s in a process that never compiles)
+
     def _run(self, func, args, kwargs):
         if self.timing == 'cuda':
             s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)

@@ -14,6 +14,7 @@ from .trace import (OpTracer, LaunchCounter, OtherThreadOps, ALWAYS_ALLOWED_OPS,
                              replaced_attributes, concurrency_snapshot, leftover_concurrency, active_modes, WATCHED_NAMESPACES, launch_call)
 from .extension import install_extension_hooks, BUILD_TIMEOUT_S
 from .flops import op_flops
+from .dispatch import dispatcher_snapshot, changed_registrations
 from .verify_worker import (input_snapshot, changed_inputs, prefill_free_memory, watch_escapes, escapes_seen,
                                      Canary)
 from .verify_plan import redraw_parameters, input_variants
@@ -124,14 +125,16 @@ class _Worker:
         with OtherThreadOps(): pass         # and the profiler (a second or two the first time), before the candidate
         Canary(dict(around=[5, 5, 5], inside=[6, 6, 6], before=1, after=1), self.device).launch(1)   # the canary kernel, compiled now
         self.harness, self.threads = harness_snapshot(WATCHED), concurrency_snapshot()
+        self.dispatcher = dispatcher_snapshot()   # torch's own aten kernels, before the candidate can register its own
         self.stream = torch.cuda.current_stream(self.device).cuda_stream if self.device.type == 'cuda' else None
 
-    def observe(self, first:bool=False) -> dict:
-        "What the process looks like now: replaced names, hooks, modes, leftover threads (native ones accepted once)."
+    def observe(self, first:bool=False, ops=None) -> dict:
+        "What the process looks like now: replaced names and aten kernels (every op the first time, then the call's `ops`), hooks, modes, leftover threads (native ones accepted once)."
         left = leftover_concurrency(self.threads)
         if first and left and all(x.startswith('OS thread') for x in left):   # Triton's compiler, BLAS pools: runtime warm-up
             self.threads['os'] |= {x.split()[-1] for x in left}; self.accepted += left; left = []
-        return dict(replaced=replaced_attributes(self.harness, added=True), hooks=triton_hooks_intact(),
+        kernels = [f"{n}'s kernel (dispatcher)" for n in changed_registrations(self.dispatcher, None if first or ops is None else ops)]
+        return dict(replaced=replaced_attributes(self.harness, added=True) + kernels, hooks=triton_hooks_intact(),
                     modes=active_modes(), leftover=left, accepted=list(self.accepted))
 
     def build(self, k:int):
@@ -190,7 +193,7 @@ def _call(self:_Worker, msg:dict) -> dict:
                 ops={**other.ops, **tr.ops}, other_thread_ops=sorted(elsewhere), views=sorted(tr.views), flops=dict(tr.flops), host_copies=tr.host_copies,
                 changed=changed, inputs_after=[[i, inputs[i].detach().clone()] for i in changed], aliases=sorted(aliased_inputs(outs, inputs)),
                 unknown_ops=sorted(unknown | elsewhere), shared_with_earlier=shared, threads_started=now['threads'] - seen['threads'],
-                callbacks=now['callbacks'] - seen['callbacks'], stream=self.stream, **self.observe(first))
+                callbacks=now['callbacks'] - seen['callbacks'], stream=self.stream, **self.observe(first, [*tr.ops, *other.ops]))
 
 _Worker.call = _call
 

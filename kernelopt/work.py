@@ -102,7 +102,7 @@ class WorkAccount:
     library_pct: float         # library_cost as a share of reference_cost (inf when the reference cost nothing)
     library_ops: dict          # op -> cost, library work only, costliest first
     glue_ops: dict             # glue kind -> number of ops
-    heavy_ops: list            # ops of a heavy family ('aten::mm (matmul)'): always library work, always rejected
+    heavy_ops: list            # ops of a heavy family ('aten::mm (matmul)') or opaque (another namespace's op whose body no tracer saw): always rejected
     shared_ops: dict           # library ops the reference also runs -> cost as % of the reference's, those over SHARED_OP_MAX_PCT
     unexplained_s: float|None  # call time less traced ops, launches and the tracer's own time; None without both times
     unexplained_pct: float|None  # unexplained_s as a share of the call time
@@ -114,7 +114,7 @@ class WorkAccount:
     def problems(self) -> list[str]:
         "Why the work is not the candidate's kernels', in plain sentences; empty when it is."
         out = []
-        if self.heavy_ops: out.append(f"torch ran {', '.join(self.heavy_ops)}: heavy library work is never the candidate's")
+        if self.heavy_ops: out.append(f"torch ran {', '.join(self.heavy_ops)}: heavy or opaque library work is never the candidate's")
         for op, pct in self.shared_ops.items():
             out.append(f"{op}, which the reference also runs, cost {pct:.0f}% of the reference's own cost (at most {SHARED_OP_MAX_PCT:g}%)")
         if self.library_pct > LIBRARY_MAX_PCT:
@@ -152,12 +152,13 @@ def account_work(
     call_time_s:float|None=None,     # host seconds of the whole candidate call, measured around it
     launch_time_s:float|None=None,   # seconds inside the candidate's launches (`LaunchCounter.launch_time_s`)
     allowed_ops=(),                  # ops the user allows: not counted at all, e.g. ['aten::addmm']
+    unit:str|None=None,              # 'elements' or 's' to choose the cost unit; None: `cost_unit` decides
 ) -> WorkAccount:
     "Price the library work of a candidate's call against the reference's own cost."
     allowed = {normalize_op(o) for o in allowed_ops}
     host = [r for r in candidate_records if r['name'].startswith('host::')]   # data handed to Python: counted by elements, below
     cand = [r for r in candidate_records if r['name'] not in allowed and not r['name'].startswith('host::')]
-    unit = cost_unit(reference_records, cand)
+    unit = unit or cost_unit(reference_records, cand)
     ref_cost = sum(op_cost(r, unit) for r in reference_records)
     library, glue = split_glue(cand, candidate_out_elems, sum(_touched(r) for r in reference_records))
     costs = {}
@@ -167,7 +168,7 @@ def account_work(
     ref_families = {HEAVY_OPS[n] for n in ref_names if n in HEAVY_OPS}
     shared = {op: round(_pct(c, ref_cost), 1) for op, c in costs.items()
               if (op in ref_names or HEAVY_OPS.get(op) in ref_families) and _pct(c, ref_cost) > SHARED_OP_MAX_PCT}
-    heavy = [f"{op} ({HEAVY_OPS[op]})" for op in costs if op in HEAVY_OPS]
+    heavy = [f"{op} ({HEAVY_OPS[op]})" for op in costs if op in HEAVY_OPS] + [f"{op} (opaque)" for op in costs if not op.startswith('aten::')]
     unexplained = pct = None
     if call_time_s is not None and launch_time_s is not None:
         traced = sum((r['time_s'] or 0.0) + r.get('tracer_s', 0.0) for r in candidate_records if not r.get('in_launch'))
@@ -202,9 +203,10 @@ def account_runs(
     call_times_s:list|None=None,     # host seconds of each candidate run
     launch_times_s:list|None=None,   # launch seconds of each candidate run
     allowed_ops=(),                  # ops the user allows
+    unit:str|None=None,              # as for `account_work`
 ) -> WorkAccount:
     "`account_work` over several traced runs: each op priced at its fastest run, the unexplained time at its median run."
-    acc = account_work(fastest_records(candidate_runs), fastest_records(reference_runs), candidate_out_elems, allowed_ops=allowed_ops)
+    acc = account_work(fastest_records(candidate_runs), fastest_records(reference_runs), candidate_out_elems, allowed_ops=allowed_ops, unit=unit)
     if not call_times_s or not launch_times_s: return acc
     per = [account_work(rs, reference_runs[0], candidate_out_elems, c, l, allowed_ops)
            for rs, c, l in zip(candidate_runs, call_times_s, launch_times_s)]
