@@ -8,7 +8,7 @@ from collections import Counter
 import torch
 
 # %% auto #0
-__all__ = ['is_composite', 'top_level_ops', 'hidden_ops']
+__all__ = ['is_composite', 'top_level_ops', 'hidden_ops', 'hidden_op_problems']
 
 # %% ../nbs/06c_hidden_ops.ipynb #1f965152
 def _is_aten(e) -> bool: return e.name.startswith('aten::')
@@ -45,3 +45,14 @@ def hidden_ops(
     "Ops the profiler saw called more often than the op tracer saw them."
     p, t = Counter(profiled), Counter(traced)
     return {n: p[n] - t[n] for n in p if p[n] > t[n]}
+
+# %% ../nbs/06c_hidden_ops.ipynb #856c338c
+def hidden_op_problems(
+    events, threads,         # `kernelopt.trace.OtherThreadOps`' `events` and `calling_threads`, around the traced call
+    tracer,                  # the `OpTracer(records=True)` of the same call: its records and the interpreter's own copies
+) -> list[str]:              # one sentence, or none when the profiler and the tracer agree
+    "The tampering line of a call in which the profiler saw ops on the calling thread that the op tracer never saw."
+    seen = [r['name'] for r in tracer.records] + [n for n, k in tracer.interpreter_ops.items() for _ in range(k)]
+    hid = hidden_ops(top_level_ops(events, threads), seen)
+    return [f"ops ran that the op tracer never saw: {', '.join(f'{n} x{k}' for n, k in hid.items())} (a dispatch key excluded, "
+            "or a kernel called below the dispatcher)"] if hid else []

@@ -130,7 +130,7 @@ def _record(model, inputs, stack, count:bool, timing:str|None):
     calls = []
     def on_op(func, args, kwargs, out, t):
         calls.append(_Call(func.overloadpacket.__name__, stack[-1], count_op(func, args, kwargs, out) if count else None, t))
-    with torch.no_grad(), OpTracer(on_op=on_op, timing=timing): out = model(*inputs)
+    with torch.no_grad(), OpTracer(on_op=on_op, timing=timing, host_watch=False): out = model(*inputs)
     return calls, out
 
 # %% ../nbs/13_roofline.ipynb #9acea899

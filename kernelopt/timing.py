@@ -14,6 +14,7 @@ from .device import parse_dtype, dtype_name, device_name, tf32_mode
 from .compare import as_outputs
 from .isolate import worker_channel
 from .trace import OpTracer, LaunchCounter, OtherThreadOps, install_triton_hooks, launch_call
+from .hidden_ops import hidden_op_problems
 from .extension import install_extension_hooks, BUILD_TIMEOUT_S
 from .flops import op_flops, problem_flops_bytes
 from .peaks import HardwarePeaks, measure_peaks, roofs_for, floor_time_s
@@ -290,7 +291,7 @@ class _Recorder:
             if self.device.startswith('cuda'): torch.cuda.synchronize()
         now = escapes_seen()
         self.observed[i] = dict(records=tr.records, op_records=tr.records, launches=[[n, s] for n, s in lc.launches], ops={**other.ops, **tr.ops},
-                                views=sorted(tr.views), flops=dict(tr.flops), other_thread_ops=sorted(other.ops), host_copies=tr.host_copies, tampering=list(tr.tampering) + self.kernels_replaced(),
+                                views=sorted(tr.views), flops=dict(tr.flops), other_thread_ops=sorted(other.ops), host_copies=tr.host_copies, tampering=list(tr.tampering) + self.kernels_replaced() + hidden_op_problems(other.events, other.calling_threads, tr),
                                 call_time_s=call_s, launch_time_s=launch_s, out_elems=sum(o.numel() for o in as_outputs(out) if isinstance(o, torch.Tensor)),
                                 threads_started=now['threads'] - seen['threads'], callbacks=now['callbacks'] - seen['callbacks'])
         return out

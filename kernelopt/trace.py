@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_trace.ipynb #1bafc80c
 from __future__ import annotations
-import importlib, os, threading, types
+import importlib, importlib.util, os, sys, threading, types
 from time import perf_counter as _clock
 from typing import Callable
 import torch
@@ -179,15 +179,26 @@ def _n_out(out) -> int:
 # %% ../nbs/06_trace.ipynb #4f7a1c20
 HOST_TRANSFER_METHODS = ('tolist', 'numpy', '__array__', '__dlpack__', 'untyped_storage', 'storage')   # tensor data handed to Python
 
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+_TRITON_DIR = os.path.dirname(importlib.util.find_spec('triton').origin or '') + os.sep if importlib.util.find_spec('triton') else '//no-triton/'
+
+def _called_from_triton() -> bool:
+    "Whether the Python that asked for a host transfer is Triton's (its interpreter copying a launch's arguments), not the candidate's."
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith(_TORCH_DIR): f = f.f_back   # torch's own dispatch of the method
+    return f is not None and f.f_code.co_filename.startswith(_TRITON_DIR)
+
 class _HostWatch(TorchFunctionMode):
     "Records the caller's hand-overs of tensor data to Python (on the CPU no aten op runs for them) as records of its tracer."
     def __init__(self, tracer): super().__init__(); self.tracer = tracer
     def __torch_function__(self, func, types, args=(), kwargs=None):
         name, kwargs, tr = getattr(func, '__name__', ''), kwargs or {}, self.tracer
-        if name not in HOST_TRANSFER_METHODS or tr._own or _INTERPRETER_DEPTH[0] or not args or not isinstance(args[0], torch.Tensor):
+        if name not in HOST_TRANSFER_METHODS or tr._own or not args or not isinstance(args[0], torch.Tensor) or \
+           (_INTERPRETER_DEPTH[0] and _called_from_triton()):   # the interpreter's own copies; a kernel body's Python helper is the candidate's
             return func(*args, **kwargs)
         t0 = _clock(); out = func(*args, **kwargs); dt = _clock() - t0
         x, key = args[0], f"host::{name}"
+        if x._base is not None and x._base.dtype != x.dtype: x = x._base   # a bit-cast view (float data seen as int32): the data's own dtype counts
         tr.host_transfers[key] = tr.host_transfers.get(key, 0) + x.numel()
         if tr.records is not None:
             tr.records.append(dict(name=key, shapes=[list(x.shape)], dtypes=[_dtype(x)], out_shapes=[], out_dtypes=[], in_elems=x.numel(),
@@ -203,7 +214,9 @@ class OpTracer(TorchDispatchMode):
                  flop_counter:Callable|None=None,   # (func, args, kwargs, out) -> FLOPs or None; fills `flops`
                  on_op:Callable|None=None,          # called as on_op(func, args, kwargs, out, time) for every op of the caller
                  timing:str|None=None,              # None, 'host' (seconds) or 'cuda' (a pair of CUDA events) per op
-                 records:bool=False):               # keep one `op_record` dict per op of the caller in `records`
+                 records:bool=False,                # keep one `op_record` dict per op of the caller in `records`
+                 host_watch:bool=True):             # watch hand-overs to Python (a function mode: it turns off fused fast paths such as
+                                                    # nn.MultiheadAttention's; a per-op roofline of eager code leaves it off)
         super().__init__()
         if timing not in (None, 'host', 'cuda'): raise ValueError(f"timing={timing!r}: expected None, 'host' or 'cuda'")
         self.fill_pattern, self.flop_counter, self.on_op, self.timing = fill_pattern, flop_counter, on_op, timing
@@ -217,7 +230,7 @@ class OpTracer(TorchDispatchMode):
         self.records: list|None = [] if records else None   # op_record per op of the caller, in order
         self.tampering: list[str] = []              # what was done to this tracer while it was active, in words
         self.host_transfers: dict[str, int] = {}    # 'host::tolist' -> elements handed to Python (records too, with `records`)
-        self._host_watch, self._own = _HostWatch(self), 0   # the function mode that sees them; > 0 while the tracer's own code runs
+        self._host_watch, self._own = (_HostWatch(self) if host_watch else None), 0   # the function mode that sees them; > 0 while the tracer's own code runs
 
     @classmethod
     def _should_skip_dynamo(cls) -> bool: return False   # no torch._dynamo wrapper: its first call imports dynamo (1-2 s in a process that never compiles)
@@ -232,6 +245,8 @@ class OpTracer(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         name, kwargs = func._schema.name, kwargs or {}
+        odd = sorted({t.__name__ for t in types if t not in (torch.Tensor, torch.nn.Parameter)})
+        if odd: self.tampering.append(f"a tensor subclass with its own __torch_dispatch__ ({', '.join(odd)}) ran {name}: ops in its body run where no tracer sees them")
         t_in = _clock() if self.timing == 'host' and self.records is not None else None
         body = None if name.startswith('aten::') else custom_op_body(name, args, kwargs)
         if body is not None:   # a custom_op or triton_op: trace its body (triton_op launches run unwrapped), as torch.compile sees it
@@ -280,7 +295,7 @@ def _fingerprint(tracer) -> dict:
 def __enter__(self:OpTracer):
     TorchDispatchMode.__enter__(self)
     self.__dict__.setdefault('_guards', []).append(_fingerprint(self))
-    self._host_watch.__enter__()
+    if self._host_watch is not None: self._host_watch.__enter__()
     return self
 
 @patch
@@ -288,7 +303,8 @@ def __exit__(self:OpTracer, *exc):
     from torch.utils._python_dispatch import _get_current_dispatch_mode_stack, _pop_mode, _push_mode
     from torch.overrides import _get_current_function_mode_stack
     fstack = _get_current_function_mode_stack()
-    if self._host_watch in fstack:   # function modes the caller left above it go too
+    if self._host_watch is None: pass
+    elif self._host_watch in fstack:   # function modes the caller left above it go too
         above = fstack[fstack.index(self._host_watch) + 1:]
         if above: self.tampering.append(f"function modes were left above the tracer: {', '.join(type(m).__name__ for m in above)}")
         for _ in above: torch._C._pop_torch_function_stack()
@@ -332,6 +348,7 @@ class OtherThreadOps:
         self._mark.__exit__(*exc); _quiet_stderr(lambda: self._prof.__exit__(*exc))
         events = self._prof.events()
         mine = {e.thread for e in events if e.name == 'kernelopt::calling_thread'}
+        self.events, self.calling_threads = events, mine   # for kernelopt.hidden_ops: the calling thread's own ops, against the op tracer's
         for e in events:
             if e.thread not in mine and e.name.startswith('aten::'): self.ops[e.name] = self.ops.get(e.name, 0) + 1
 

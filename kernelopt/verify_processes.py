@@ -10,6 +10,7 @@ from .problem import load_problem, load_candidate, ProblemError
 from .device import parse_dtype, tf32_mode
 from .compare import as_outputs, aliased_inputs, describe_output, shares_storage, tolerance_for, compare_output
 from .isolate import worker_channel
+from .hidden_ops import hidden_op_problems
 from .trace import (OpTracer, LaunchCounter, OtherThreadOps, ALWAYS_ALLOWED_OPS, install_triton_hooks, triton_hooks_intact, harness_snapshot,
                              replaced_attributes, concurrency_snapshot, leftover_concurrency, active_modes, WATCHED_NAMESPACES, launch_call)
 from .extension import install_extension_hooks, BUILD_TIMEOUT_S
@@ -189,7 +190,7 @@ def _call(self:_Worker, msg:dict) -> dict:
     plain = [o.detach() if type(o) is torch.Tensor else None for o in outs]   # a subclass may run code when read
     changed, now = changed_inputs(before, inputs), escapes_seen()
     return dict(outputs=plain, described=[describe_output(o) for o in outs], container=type(result).__name__,
-                launches=[[n, s] for n, s in lc.launches], records=tr.records, tampering=list(tr.tampering), call_time_s=call_s, launch_time_s=launch_s,
+                launches=[[n, s] for n, s in lc.launches], records=tr.records, tampering=list(tr.tampering) + hidden_op_problems(other.events, other.calling_threads, tr), call_time_s=call_s, launch_time_s=launch_s,
                 ops={**other.ops, **tr.ops}, other_thread_ops=sorted(elsewhere), views=sorted(tr.views), flops=dict(tr.flops), host_copies=tr.host_copies,
                 changed=changed, inputs_after=[[i, inputs[i].detach().clone()] for i in changed], aliases=sorted(aliased_inputs(outs, inputs)),
                 unknown_ops=sorted(unknown | elsewhere), shared_with_earlier=shared, threads_started=now['threads'] - seen['threads'],

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 # %% auto #0
 __all__ = ['ALLOCATION_OPS', 'VIEW_LIKE_OPS', 'COPY_OPS', 'REDUCTION_OPS', 'REDUCTION_OUT_MULTIPLE', 'GLUE_BUDGET_PCT',
            'HEAVY_FAMILIES', 'HEAVY_OPS', 'TIME_MIN_S', 'LIBRARY_MAX_PCT', 'SHARED_OP_MAX_PCT', 'UNEXPLAINED_MAX_PCT',
-           'UNEXPLAINED_MIN_S', 'HOST_MAX_ELEMS', 'glue_kind', 'normalize_op', 'cost_unit', 'op_cost', 'WorkAccount',
-           'split_glue', 'account_work', 'fastest_records', 'account_runs']
+           'UNEXPLAINED_MIN_S', 'HOST_MAX_ELEMS', 'HOST_MAX_PCT', 'glue_kind', 'normalize_op', 'cost_unit', 'op_cost',
+           'WorkAccount', 'split_glue', 'account_work', 'fastest_records', 'account_runs']
 
 # %% ../nbs/07a_work.ipynb #c8cf2d82
 def _names(s:str) -> frozenset: return frozenset(f"aten::{n}" for n in s.split())
@@ -91,7 +91,8 @@ LIBRARY_MAX_PCT = 10.0       # library work may cost at most this share of the r
 SHARED_OP_MAX_PCT = 5.0      # one op the reference also runs may cost at most this share of the reference's cost
 UNEXPLAINED_MAX_PCT = 50.0   # time inside the call that is neither a traced op nor a launch: at most this share of the call
 UNEXPLAINED_MIN_S = 0.002    # below this many seconds, unexplained time is noise and never a problem
-HOST_MAX_ELEMS = 64          # floating-point elements a call may hand to Python (.tolist, .numpy...), all transfers together
+HOST_MAX_ELEMS = 64          # elements a call may hand to Python (.tolist, .numpy, .item...), all transfers and dtypes together,
+HOST_MAX_PCT = 1.0           # or this share of the elements the reference touches, if more (offsets, lengths: integer bookkeeping)
 
 @dataclass
 class WorkAccount:
@@ -108,7 +109,8 @@ class WorkAccount:
     unexplained_pct: float|None  # unexplained_s as a share of the call time
     call_time_s: float|None = None
     launch_time_s: float|None = None
-    host_elems: int = 0        # floating-point elements handed to Python ('host::tolist' records), together
+    host_elems: int = 0        # elements handed to Python ('host::tolist' records, .item()), every dtype: float data bit-cast to int32 is data too
+    host_limit: int = HOST_MAX_ELEMS   # the most it may hand over: HOST_MAX_ELEMS, or HOST_MAX_PCT of the reference's elements
     host_ops: dict = dataclasses.field(default_factory=dict)   # 'host::numpy' -> elements, every dtype
 
     def problems(self) -> list[str]:
@@ -123,9 +125,9 @@ class WorkAccount:
         if self.unexplained_s is not None and self.unexplained_s > UNEXPLAINED_MIN_S and self.unexplained_pct > UNEXPLAINED_MAX_PCT:
             out.append(f"{self.unexplained_pct:.0f}% of the call's time ({self.unexplained_s * 1e3:.1f} ms) was neither a traced op "
                        f"nor a launch of the candidate (at most {UNEXPLAINED_MAX_PCT:g}%)")
-        if self.host_elems > HOST_MAX_ELEMS:
-            out.append(f"the call handed {self.host_elems} floating-point elements of tensor data to Python ({', '.join(self.host_ops)}; "
-                       f"at most {HOST_MAX_ELEMS}): work done on them there is no kernel's")
+        if self.host_elems > self.host_limit:
+            out.append(f"the call handed {self.host_elems} elements of tensor data to Python ({', '.join(self.host_ops)}; "
+                       f"at most {self.host_limit}): work done on them there is no kernel's")
         return out
 
     def to_dict(self) -> dict: return dataclasses.asdict(self)
@@ -156,7 +158,7 @@ def account_work(
 ) -> WorkAccount:
     "Price the library work of a candidate's call against the reference's own cost."
     allowed = {normalize_op(o) for o in allowed_ops}
-    host = [r for r in candidate_records if r['name'].startswith('host::')]   # data handed to Python: counted by elements, below
+    host = [r for r in candidate_records if r['name'].startswith('host::') or r['name'] == 'aten::_local_scalar_dense']   # data handed to Python (.item() too): counted by elements, below
     cand = [r for r in candidate_records if r['name'] not in allowed and not r['name'].startswith('host::')]
     unit = unit or cost_unit(reference_records, cand)
     ref_cost = sum(op_cost(r, unit) for r in reference_records)
@@ -177,7 +179,8 @@ def account_work(
     return WorkAccount(unit=unit, reference_cost=ref_cost, library_cost=sum(costs.values()), library_pct=_pct(sum(costs.values()), ref_cost),
                        library_ops=costs, glue_ops=glue, heavy_ops=heavy, shared_ops=shared, unexplained_s=unexplained,
                        unexplained_pct=pct, call_time_s=call_time_s, launch_time_s=launch_time_s,
-                       host_elems=sum(r['in_elems'] for r in host if not _integer_only(r)), host_ops=_by_name(host))
+                       host_elems=sum(r['in_elems'] for r in host), host_ops=_by_name(host),
+                       host_limit=max(HOST_MAX_ELEMS, int(HOST_MAX_PCT / 100 * sum(_touched(r) for r in reference_records))))
 
 def _by_name(records:list) -> dict:
     out = {}
