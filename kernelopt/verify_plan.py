@@ -11,9 +11,9 @@ from .problem import load_problem, ProblemError
 from .flops import problem_flops_bytes
 
 # %% auto #0
-__all__ = ['N_DRAWN_SIZES', 'SIZE_BUDGET', 'SCALES', 'N_ROTATIONS', 'EXTRA_TRIALS', 'DRAWN_TRIALS', 'draw_size', 'draw_sizes',
-           'fits_budget', 'redraw_parameters', 'input_variants', 'variant_tolerance', 'verification_plan',
-           'fill_patterns']
+__all__ = ['N_DRAWN_SIZES', 'SIZE_BUDGET', 'STRETCH_MAX', 'SCALES', 'N_ROTATIONS', 'EXTRA_TRIALS', 'DRAWN_TRIALS', 'draw_size',
+           'draw_sizes', 'stretched_sizes', 'fits_budget', 'redraw_parameters', 'input_variants', 'variant_tolerance',
+           'verification_plan', 'fill_patterns']
 
 # %% ../nbs/09c_verify_plan.ipynb #405a1e65
 N_DRAWN_SIZES = 2   # shapes per verification with every integer size constant drawn anew
@@ -40,6 +40,27 @@ def draw_sizes(
         for _ in range(tries):
             o = {k: draw_size(sizes[k], rng) for k in names}
             if o not in out and (fits is None or fits(o)): out.append(o); break
+    return out
+
+# %% ../nbs/09c_verify_plan.ipynb #1726ff0b
+STRETCH_MAX = 4   # a stretched size goes at most this many times above the run's own (a grid of thousands of programs is slow in the interpreter)
+
+def stretched_sizes(
+    sizes:dict,              # the sizes this run uses (the problem's, with --set applied)
+    declared:dict,           # the problem's own sizes, as its file declares them
+    fits=None,               # as for `draw_sizes`
+)->list[dict]:               # one shape per size constant that --set made smaller
+    "Shapes that take one size constant back up towards its declared value (at most STRETCH_MAX times the run's), the others small, within the budget."
+    out = []
+    for k, v in sizes.items():
+        big = declared.get(k)
+        if type(v) is not int or type(big) is not int or big <= v or v < 4: continue
+        small = {o: min(w, 3) for o, w in sizes.items() if o != k and type(w) is int and w >= 4}
+        x = min(big, STRETCH_MAX * v)
+        while x > v:
+            y = x - 1 if x & (x - 1) == 0 else x   # not a power of two: a remainder for the kernel's last block
+            if fits is None or fits({**small, k: y}): out.append({**small, k: y}); break
+            x //= 2
     return out
 
 # %% ../nbs/09c_verify_plan.ipynb #b56b330f
