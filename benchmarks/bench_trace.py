@@ -5,7 +5,8 @@ Usage: python benchmarks/bench_trace.py    (CPU; prints one table; one run, rati
 import os, time
 os.environ.setdefault('TRITON_INTERPRET', '1')
 import torch
-from kernelopt.trace import OpTracer, LaunchCounter, harness_snapshot, replaced_attributes, install_triton_hooks
+from kernelopt.trace import OpTracer, LaunchCounter, install_triton_hooks
+from kernelopt.harness_watch import harness_snapshot, replaced_attributes
 
 def per_op_us(ctx_factory, n=2000):
     x = torch.ones(8)

@@ -14,11 +14,10 @@ from torch.overrides import TorchFunctionMode
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['ALWAYS_ALLOWED_OPS', 'INTERPRETER_OPS', 'UNINITIALIZED_OPS', 'HOST_TRANSFER_METHODS', 'TIMER_FUNCTIONS',
-           'WATCHED_NAMESPACES', 'HARNESS_CLASSES', 'HARNESS_MODULES', 'install_triton_hooks', 'triton_hooks_intact',
-           'remove_triton_hooks', 'in_triton_interpreter', 'LaunchCounter', 'launch_call', 'fill_bytes', 'is_host_copy',
-           'custom_op_body', 'triton_op_body', 'trusted_view', 'op_record', 'OpTracer', 'OtherThreadOps',
-           'harness_snapshot', 'replaced_attributes', 'active_modes', 'concurrency_snapshot', 'leftover_concurrency']
+__all__ = ['ALWAYS_ALLOWED_OPS', 'INTERPRETER_OPS', 'UNINITIALIZED_OPS', 'HOST_TRANSFER_METHODS', 'install_triton_hooks',
+           'triton_hooks_intact', 'remove_triton_hooks', 'in_triton_interpreter', 'LaunchCounter', 'launch_call',
+           'fill_bytes', 'is_host_copy', 'custom_op_body', 'triton_op_body', 'trusted_view', 'op_record', 'OpTracer',
+           'OtherThreadOps']
 
 # %% ../nbs/06_trace.ipynb #5c09a8ef
 _LISTENERS: list = []             # active LaunchCounter objects
@@ -184,8 +183,8 @@ _TRITON_DIR = os.path.dirname(importlib.util.find_spec('triton').origin or '') +
 
 def _called_from_triton() -> bool:
     "Whether the Python that asked for a host transfer is Triton's (its interpreter copying a launch's arguments), not the candidate's."
-    f = sys._getframe(2)
-    while f is not None and f.f_code.co_filename.startswith(_TORCH_DIR): f = f.f_back   # torch's own dispatch of the method
+    f, own = sys._getframe(2), _HostWatch.__torch_function__.__code__   # an op can reach the tracer through the host watch
+    while f is not None and (f.f_code.co_filename.startswith(_TORCH_DIR) or f.f_code is own): f = f.f_back   # torch's and the watch's own frames
     return f is not None and f.f_code.co_filename.startswith(_TRITON_DIR)
 
 class _HostWatch(TorchFunctionMode):
@@ -254,7 +253,7 @@ class OpTracer(TorchDispatchMode):
             seen = self.triton_ops if name in triton_ops_to_kernels else self.custom_ops
             seen[name] = seen.get(name, 0) + 1
             with self, set_wrap_triton_enabled(False): return body(*args, **kwargs)
-        mine = not (_INTERPRETER_DEPTH[0] and name in INTERPRETER_OPS)
+        mine = not (_INTERPRETER_DEPTH[0] and name in INTERPRETER_OPS and _called_from_triton())   # a kernel body's own Python helper is the candidate's
         if not mine:
             self.interpreter_ops[name] = self.interpreter_ops.get(name, 0) + 1
             return func(*args, **kwargs)
@@ -351,153 +350,3 @@ class OtherThreadOps:
         self.events, self.calling_threads = events, mine   # for kernelopt.hidden_ops: the calling thread's own ops, against the op tracer's
         for e in events:
             if e.thread not in mine and e.name.startswith('aten::'): self.ops[e.name] = self.ops.get(e.name, 0) + 1
-
-# %% ../nbs/06_trace.ipynb #0653bf60
-TIMER_FUNCTIONS = ('time.perf_counter', 'time.perf_counter_ns', 'time.monotonic', 'torch.cuda.Event.elapsed_time',
-                   'torch.cuda.synchronize', 'triton.testing.do_bench')
-WATCHED_NAMESPACES = ('time', 'torch', 'torch.Tensor', 'torch.nn.Parameter', 'torch.nn.functional', 'torch.linalg', 'torch.cuda', 'torch.cuda.Event',
-                      'triton', 'triton.testing', 'builtins', 'json', 'pickle', 'threading')
-
-def _resolve(path:str):
-    "The object at a dotted path: the longest importable module, then attributes."
-    parts = path.split('.')
-    for i in range(len(parts), 0, -1):
-        try: obj = importlib.import_module('.'.join(parts[:i]))
-        except ImportError: continue
-        for p in parts[i:]: obj = getattr(obj, p)
-        return obj
-    raise ImportError(path)
-
-_MISSING = object()
-
-def _lookup(name:str, owners:dict|None=None):
-    "The attribute at a dotted path, as stored in its owner's namespace (no bound methods, no fresh proxies)."
-    ns, _, attr = name.rpartition('.')
-    owners = {} if owners is None else owners
-    if ns not in owners:
-        try: owners[ns] = _resolve(ns)
-        except (ImportError, AttributeError): owners[ns] = _MISSING
-    owner = owners[ns]
-    if owner is _MISSING: return _MISSING
-    d = vars(owner)
-    return d[attr] if attr in d else getattr(owner, attr, _MISSING)
-
-# %% ../nbs/06_trace.ipynb #c3c0ffee
-HARNESS_CLASSES = ('kernelopt.trace.OpTracer', 'kernelopt.trace.LaunchCounter', 'kernelopt.trace.OtherThreadOps',
-                   'torch.utils._python_dispatch.TorchDispatchMode', 'torch.profiler.profile', 'torch.autograd.profiler.record_function',
-                   'torch._library.custom_ops.CustomOpDef', 'triton.runtime.interpreter.GridExecutor', 'triton.knobs.HookChain')
-HARNESS_MODULES = ('kernelopt.trace', 'torch.utils._python_dispatch', 'torch._library.custom_ops', 'torch._library.triton')
-
-class _Held:
-    "One snapshotted part of an object, reached through the object itself (not a name the caller can rebind)."
-    __slots__ = ('owner', 'attr', 'kind', 'value')
-    def __init__(self, owner, attr:str, kind:str='dict'):   # kind: 'dict' (class dict entry), 'attr' (getattr), 'names' (the dict's keys)
-        self.owner, self.attr, self.kind = owner, attr, kind
-        self.value = self.now()
-    def now(self):
-        if self.kind == 'names': return frozenset(vars(self.owner))
-        if self.kind == 'attr': return getattr(self.owner, self.attr, _MISSING)
-        return vars(self.owner).get(self.attr, _MISSING)
-
-def _code_parts(fn, path:str, closure:bool) -> dict:
-    "A Python function's code and defaults (and closure cells) as `_Held` entries: swapping `fn.__code__` keeps `fn` itself."
-    fn = getattr(fn, '__func__', fn)
-    if not isinstance(fn, types.FunctionType): return {}
-    out = {f"{path}.{a}": _Held(fn, a, 'attr') for a in ('__code__', '__defaults__', '__kwdefaults__')}
-    for i, c in enumerate(fn.__closure__ or () if closure else ()):
-        try: out[f"{path}.__closure__[{i}]"] = _Held(c, 'cell_contents', 'attr')
-        except ValueError: pass   # an empty cell
-    return out
-
-def _class_parts(cls, path:str) -> dict:
-    "Every entry of the class dicts along `cls`'s MRO (object aside), their functions' code, and the dicts' names."
-    out = {}
-    for k in cls.__mro__[:-1]:
-        kp = path if k is cls else f"{path}({k.__module__}.{k.__qualname__})"
-        for a, v in list(vars(k).items()):
-            out[f"{kp}.{a}"] = _Held(k, a)
-            out.update(_code_parts(v, f"{kp}.{a}", closure=True))
-        out[f"{kp}.*"] = _Held(k, '', 'names')
-    return out
-
-# %% ../nbs/06_trace.ipynb #5b8b54f4
-def _harness_classes(namespaces, classes) -> dict:
-    "The classes to snapshot: the named ones, and those defined in a watched kernelopt module."
-    out = {}
-    for c in classes:
-        try: out[c] = _resolve(c)
-        except (ImportError, AttributeError): pass   # triton missing: nothing of it to watch
-    for ns in namespaces:
-        if not ns.startswith('kernelopt.'): continue
-        out.update({f"{ns}.{k}": v for k, v in vars(_resolve(ns)).items() if isinstance(v, type) and v.__module__ == ns})
-    return out
-
-def harness_snapshot(
-    namespaces=WATCHED_NAMESPACES,   # modules and classes whose names are watched
-    classes=HARNESS_CLASSES,         # classes whose dicts (along the MRO) are watched too
-    modules=HARNESS_MODULES,         # modules whose functions are watched with their code and closures
-) -> dict:
-    "References to every attribute of the watched namespaces, the timer functions, the harness classes' dicts and functions' code."
-    snap = {f"{ns}.{k}": v for ns in namespaces for k, v in list(vars(_resolve(ns)).items())}
-    snap.update({name: _lookup(name) for name in TIMER_FUNCTIONS})
-    for m in modules:
-        try: snap.update({f"{m}.{k}": v for k, v in vars(_resolve(m)).items() if isinstance(v, (types.FunctionType, type))})
-        except ImportError: pass
-    for name, v in list(snap.items()): snap.update(_code_parts(v, name, closure=name.rpartition('.')[0] in modules))
-    for path, cls in _harness_classes(namespaces, classes).items(): snap.update(_class_parts(cls, path))
-    snap['__namespaces__'] = tuple(namespaces)
-    return snap
-
-def _replaced(name:str, v, owners:dict) -> list[str]:
-    if not isinstance(v, _Held): return [name] if _lookup(name, owners) is not v else []
-    if v.kind == 'names': return [f"{name[:-2]}.{a}" for a in sorted(v.now() - v.value)]   # names added to a class dict
-    return [name] if v.now() is not v.value else []
-
-def replaced_attributes(snapshot:dict, added:bool=False) -> list[str]:
-    "The snapshotted attributes replaced or deleted since (and, with `added`, those added); timer functions first."
-    owners = {}
-    bad = {b for n, v in snapshot.items() if n != '__namespaces__' for b in _replaced(n, v, owners)}
-    if added:
-        for ns in snapshot.get('__namespaces__', ()):
-            try: names = list(vars(_resolve(ns)))
-            except (ImportError, AttributeError): continue
-            owner = _resolve(ns)   # a submodule imported lazily is an added name, and a harmless one
-            bad |= {f"{ns}.{k}" for k in names if f"{ns}.{k}" not in snapshot and not k.startswith('__')
-                    and not isinstance(vars(owner).get(k), types.ModuleType)}
-    return sorted(bad, key=lambda n: (n not in TIMER_FUNCTIONS, n))
-
-# %% ../nbs/06_trace.ipynb #83ceecdf
-def active_modes() -> list[str]:
-    "The torch dispatch and function modes active on this thread, by class name."
-    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
-    from torch.overrides import _get_current_function_mode_stack
-    return [type(m).__name__ for m in _get_current_dispatch_mode_stack() + _get_current_function_mode_stack()]
-
-# %% ../nbs/06_trace.ipynb #3aa35471
-def _os_threads() -> set:
-    try: return set(os.listdir('/proc/self/task'))
-    except OSError: return set()
-
-def _live_children() -> set:
-    "Child processes of this process that are not zombies (Linux /proc; empty elsewhere)."
-    pids = set()
-    for tid in _os_threads():
-        try: pids.update(open(f'/proc/self/task/{tid}/children').read().split())
-        except OSError: pass
-    def alive(pid):
-        try: return open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[0] not in ('Z', 'X')
-        except (OSError, IndexError): return False
-    return {p for p in pids if alive(p)}
-
-def concurrency_snapshot() -> dict:
-    "The Python threads, OS threads and live child processes of this process."
-    return dict(py={t.ident for t in threading.enumerate()}, os=_os_threads(), children=_live_children())
-
-def leftover_concurrency(before:dict) -> list[str]:
-    "Threads and processes alive now that were not in `before`, in words."
-    now = concurrency_snapshot()
-    py = [t for t in threading.enumerate() if t.ident not in before['py'] and t.is_alive()]
-    named_os = {str(t.native_id) for t in py}
-    return ([f"Python thread {t.name!r}" for t in py] +
-            [f"OS thread {tid}" for tid in sorted(now['os'] - before['os'] - named_os)] +
-            [f"child process {pid}" for pid in sorted(now['children'] - before['children'])])

@@ -11,8 +11,8 @@ from .device import parse_dtype, tf32_mode
 from .compare import as_outputs, aliased_inputs, describe_output, shares_storage, tolerance_for, compare_output
 from .isolate import worker_channel
 from .hidden_ops import hidden_op_problems
-from .trace import (OpTracer, LaunchCounter, OtherThreadOps, ALWAYS_ALLOWED_OPS, install_triton_hooks, triton_hooks_intact, harness_snapshot,
-                             replaced_attributes, concurrency_snapshot, leftover_concurrency, active_modes, WATCHED_NAMESPACES, launch_call)
+from .trace import OpTracer, LaunchCounter, OtherThreadOps, ALWAYS_ALLOWED_OPS, install_triton_hooks, triton_hooks_intact, launch_call
+from .harness_watch import harness_snapshot, replaced_attributes, concurrency_snapshot, leftover_concurrency, active_modes, WATCHED_NAMESPACES
 from .extension import install_extension_hooks, BUILD_TIMEOUT_S
 from .flops import op_flops
 from .dispatch import dispatcher_snapshot, changed_registrations
