@@ -11,9 +11,8 @@ from .sandbox import SandboxPolicy, memory_limit_for, scratch_dir
 from .flops import op_flops
 
 # %% auto #0
-__all__ = ['PREFILL_PATTERNS', 'OP_FAMILIES', 'FAMILY_OF', 'TORCH_WORK_MAX_PCT', 'CANARY_KERNEL', 'CANARY_OP', 'TEXT_MAX_CHARS',
-           'input_snapshot', 'changed_inputs', 'prefill_free_memory', 'pattern_fraction', 'normalize_op',
-           'reference_ops_used', 'torch_work_pct', 'audit_call', 'candidate_sandbox', 'watch_escapes', 'escapes_seen',
+__all__ = ['PREFILL_PATTERNS', 'CANARY_KERNEL', 'CANARY_OP', 'TEXT_MAX_CHARS', 'input_snapshot', 'changed_inputs',
+           'prefill_free_memory', 'pattern_fraction', 'candidate_sandbox', 'watch_escapes', 'escapes_seen',
            'draw_canary', 'canary_kernel', 'Canary', 'check_canary', 'worker_text', 'worker_data']
 
 # %% ../nbs/09b_verify_worker.ipynb #95df2537
@@ -76,70 +75,6 @@ def pattern_fraction(
     h = hit(out)
     if isinstance(ref, torch.Tensor) and ref.shape == out.shape and ref.dtype == out.dtype: h &= ~hit(ref)
     return float(h.float().mean())
-
-# %% ../nbs/09b_verify_worker.ipynb #74b375ad
-OP_FAMILIES = {
-    'matmul': 'mm addmm bmm baddbmm addbmm matmul linear mv addmv dot vdot _scaled_mm _int_mm',
-    'convolution': 'convolution _convolution conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d '
-                   'cudnn_convolution mkldnn_convolution _slow_conv2d_forward slow_conv3d_forward',
-    'softmax': '_softmax _log_softmax softmax log_softmax _safe_softmax',
-    'normalization': 'native_layer_norm native_batch_norm _native_batch_norm_legit _native_batch_norm_legit_no_training '
-                     'native_group_norm _fused_rms_norm rms_norm layer_norm batch_norm group_norm instance_norm',
-    'attention': '_scaled_dot_product_flash_attention _scaled_dot_product_efficient_attention '
-                 '_scaled_dot_product_cudnn_attention _scaled_dot_product_attention_math scaled_dot_product_attention',
-}
-FAMILY_OF = {f"aten::{op}": fam for fam, ops in OP_FAMILIES.items() for op in ops.split()}
-
-def normalize_op(name:str) -> str:
-    "'_softmax', 'aten._softmax', 'aten::_softmax.default' -> 'aten::_softmax'."
-    name = name.strip().replace('aten.', 'aten::', 1)
-    if '::' not in name: name = 'aten::' + name
-    return name.split('.')[0]
-
-def reference_ops_used(
-    candidate_ops:set,      # `OpTracer.compute_ops()` of the candidate's call
-    reference_ops:set,      # `OpTracer.compute_ops()` of the reference's call
-    allowed_ops=(),         # ops the user allows, e.g. ["aten::addmm"] or ["_softmax"]
-)->list[str]:               # the candidate's ops that stand in for the reference's own, sorted
-    "The candidate's compute ops that the reference also runs (by family), less the allowed ones."
-    allowed = {normalize_op(o) for o in allowed_ops}
-    ref_families = {FAMILY_OF.get(o, o) for o in reference_ops if o not in allowed}
-    return sorted(o for o in candidate_ops if o not in allowed and FAMILY_OF.get(o, o) in ref_families)
-
-TORCH_WORK_MAX_PCT = 10.0   # the candidate's own torch compute ops may do at most this share of the reference's FLOPs
-
-def torch_work_pct(
-    candidate_flops:dict,   # `OpTracer(flop_counter=op_flops).flops` of the candidate's call
-    reference_flops:float,  # total FLOPs of the reference's call, traced the same way
-    allowed_ops=(),         # ops the user allows; their FLOPs are not counted
-)->float:                   # percent of the reference's FLOPs; inf when the reference has none and the candidate some
-    "Share of the reference's work, in FLOPs, that the candidate does with torch ops instead of its own kernels."
-    allowed = {normalize_op(o) for o in allowed_ops}
-    own = sum(f for o, f in candidate_flops.items() if o not in allowed)
-    if reference_flops > 0: return 100.0 * own / reference_flops
-    return 0.0 if own == 0 else float('inf')
-
-# %% ../nbs/09b_verify_worker.ipynb #e87759df
-@contextlib.contextmanager
-def audit_call(
-    problems:list,           # why the call's work is not the candidate's kernels' is appended here
-    reference_ops:set,       # `OpTracer.compute_ops()` of a reference call
-    reference_flops:float,   # its FLOPs (`OpTracer(flop_counter=op_flops)`)
-    allowed_ops=(),          # ops the user allows
-    label:str='the call',
-):
-    "Trace one call: it must launch a Triton kernel, run none of the reference's ops, and leave at most TORCH_WORK_MAX_PCT to torch."
-    installed = triton_hooks_intact()
-    with LaunchCounter() as lc, OpTracer(flop_counter=op_flops) as tr, OtherThreadOps() as other: yield
-    if not installed: remove_triton_hooks()
-    used = reference_ops_used(tr.compute_ops(), reference_ops, allowed_ops)
-    pct = torch_work_pct(tr.flops, reference_flops, allowed_ops)
-    if lc.count == 0: problems.append(f"{label} launched no Triton kernel")
-    if used: problems.append(f"{label} ran the reference's own {', '.join(used)}")
-    if pct > TORCH_WORK_MAX_PCT: problems.append(f"torch ops did {pct:.0f}% of the reference's FLOPs in {label}")
-    elsewhere = sorted(o for o in other.ops if o not in ALWAYS_ALLOWED_OPS)
-    if elsewhere: problems.append(f"{label} ran {', '.join(elsewhere)} on another thread")
-    if tr.host_copies: problems.append(f"{label} copied a device tensor to the host")
 
 # %% ../nbs/09b_verify_worker.ipynb #c6135b11
 @contextlib.contextmanager
