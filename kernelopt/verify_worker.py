@@ -6,9 +6,8 @@
 from __future__ import annotations
 import contextlib, dataclasses, sys
 import torch
-from .trace import (LaunchCounter, OpTracer, OtherThreadOps, ALWAYS_ALLOWED_OPS, remove_triton_hooks, triton_hooks_intact)
+from .trace import LaunchCounter
 from .sandbox import SandboxPolicy, memory_limit_for, scratch_dir
-from .flops import op_flops
 
 # %% auto #0
 __all__ = ['PREFILL_PATTERNS', 'CANARY_KERNEL', 'CANARY_OP', 'TEXT_MAX_CHARS', 'input_snapshot', 'changed_inputs',
