@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from .problem import Problem, Candidate, ProblemError, load_problem, load_candidate
 from .device import parse_dtype, dtype_name, resolve_device
-from .compare import check_outputs, json_safe
+from .compare import check_outputs, json_safe, output_form_problems, as_outputs
 from .isolate import GPULock, GPULockTimeout, ChannelError, run_isolated   # GPULock: part of Benchmark's API
 from .trace import ALWAYS_ALLOWED_OPS, OpTracer
 from .work import account_work, UNEXPLAINED_MAX_PCT, UNEXPLAINED_MIN_S
@@ -21,12 +21,13 @@ from .verify import verify_kernel, speed_plausibility
 from .extension import uses_extension, extension_build_dir, BUILD_TIMEOUT_S
 from .timing import (TimingStats, TimingNoiseWarning, SideStreamWarning, compute_timing_stats,   # re-exported: the
                               time_on_host, time_with_cuda_events, time_with_triton_do_bench)              # timers lived here
+from .timing import sampled
 
 # %% auto #0
 __all__ = ['STATUSES', 'CLOCK_TOL_PCT', 'CLOCK_TOL_MS', 'HARNESS_SLACK', 'TRACED_SPEEDUP_MAX', 'TRACER_ENTRY_S',
            'TRACER_ENTRY_MARGIN', 'BenchmarkResult', 'clock_readings', 'clock_check', 'pick_checked_calls',
            'audit_traced_call', 'unexplained_problem', 'tracer_entry_s', 'traced_time_problem', 'Benchmark',
-           'benchmark_pytorch', 'benchmark_kernel']
+           'benchmark_pytorch', 'check_timed_answer', 'benchmark_kernel']
 
 # %% ../nbs/11a_benchmark.ipynb #f73d7f0d
 STATUSES = ('ok', 'rejected', 'crashed', 'timeout', 'error')
@@ -284,7 +285,7 @@ def _payload(self:Benchmark, problem:Problem, baseline:str, candidate:Candidate|
     if uses_extension(candidate.source): p['extension_dir'] = str(extension_build_dir(candidate.source))   # verification's build folder: built once
     return dict(p, candidate_path=candidate.path, candidate_source=candidate.source, init=drawn['init'], state=drawn['state'],
                 warmup_inputs=drawn['warmup'], sets=drawn['sets'], check_inputs=drawn['check'] if self.check == 'plain' else [],
-                canaries={str(i): draw_canary() for i in traced}, build_seed=secrets.randbits(31))
+                canaries={str(i): draw_canary() for i in traced}, build_seed=secrets.randbits(31), vary=drawn.get('vary'))
 
 def _draw(self:Benchmark, problem:Problem, seed:int) -> dict|str:
     "The run's inputs and the reference's answers, from a process that never sees the candidate; or why there are none."
@@ -376,17 +377,35 @@ def benchmark_pytorch(self:Benchmark,
     return _reference(self, _as_problem(problem), baseline)
 
 # %% ../nbs/11a_benchmark.ipynb #b93248eb
+def check_timed_answer(
+    got,                    # the answer timed call i returned
+    i:int,                  # the call
+    drawn:dict,             # the reference's draw: `answers` of the sets, and `varied` (`kernelopt.timing.varied_answers`)
+    dtype:str, allow_tf32:bool=False,
+)->list[str]:               # why it is wrong; empty when it is right
+    "Timed call i's answer against the reference's answer to its set or, for a varied call, its form against the set's and its values at the secret positions kept."
+    answers, varied = drawn['answers'], drawn.get('varied')
+    like = answers[i % len(answers)]
+    if not varied or i < len(answers): return check_outputs(got, like, dtype, allow_tf32)
+    if bad := output_form_problems(as_outputs(got), as_outputs(like), []): return bad
+    return check_outputs(sampled(as_outputs(got), varied['positions']), varied['values'][i - len(answers)], dtype, allow_tf32)
+
+def _reference_at(drawn:dict, i:int) -> list:
+    "The reference's answer to timed call i where the parent keeps it: at the secret positions for every call when calls are varied."
+    answers, varied = drawn['answers'], drawn.get('varied')
+    if not varied: return answers[i % len(answers)]
+    return varied['values'][i - len(answers)] if i >= len(answers) else sampled(as_outputs(answers[i]), varied['positions'])
+
 def _judge(self:Benchmark, value:dict, talk:_Talk, canaries:dict, drawn:dict, dtype:str) -> tuple[str|None, list]:
     "The parent's verdict on a candidate's timing run: a reason to reject (or None), and the traced calls' work numbers."
     for k, (g, w) in enumerate(zip(value.get('checked') or [], drawn['check_answers'])):
         if why := check_outputs(g, w, dtype, self.allow_tf32): return f"check on the plain check's inputs {k + 1}: {why[0]}", []
-    n, answers = len(drawn['answers']), drawn['answers']
     for i in talk.picks['answers']:
         if i not in talk.answers: return f"the timing process did not send the answer of timed call {i}, which it reported as kept", []
-        if why := check_outputs(talk.answers[i], answers[i % n], dtype, self.allow_tf32):
+        if why := check_timed_answer(talk.answers[i], i, drawn, dtype, self.allow_tf32):
             return f"the answer returned by timed call {i} is wrong (cached, replayed or computed in advance?): {why[0]}", []
     for i, j in talk.picks['repeated']:
-        if i % n != j % n and check_outputs(answers[i % n], answers[j % n], dtype, self.allow_tf32):
+        if check_outputs(_reference_at(drawn, i), _reference_at(drawn, j), dtype, self.allow_tf32):
             return f"timed calls {i} and {j} returned the same answer, but the answers to their inputs differ (an answer replayed?)", []
     problems, work = [], []
     for i, spec in sorted(canaries.items()):
@@ -427,7 +446,7 @@ def benchmark_kernel(self:Benchmark,
     drawn = _draw(self, problem, seed)
     if isinstance(drawn, str): return BenchmarkResult('error', drawn, reference=ref.stats, seed=seed, **info)
     res, value, talk, canaries = _run(self, problem, baseline, candidate, seed, drawn)
-    res.reference, res.warnings, res.dtype = ref.stats, ref.warnings + res.warnings, ref.dtype
+    res.reference, res.warnings, res.dtype = ref.stats, ref.warnings + res.warnings + ([drawn['vary_note']] if drawn.get('vary_note') else []), ref.dtype
     if res.status == 'ok' and talk.timed is not None:   # judged here, in a process that never imported the candidate
         why, res.work = _judge(self, value, talk, canaries, drawn, res.dtype)
         res.checked_calls = list(talk.picks['answers'])

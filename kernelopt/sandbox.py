@@ -11,9 +11,9 @@ from dataclasses import dataclass, asdict, field, fields
 # subprocess imports this module, and each of them adds to what the sandbox costs per candidate
 
 # %% auto #0
-__all__ = ['SECRET_NAME', 'ENV_ALLOW', 'MODES', 'clean_env', 'hide_secrets', 'SandboxError', 'SandboxPolicy', 'memory_limit_for',
-           'default_sandbox_policy', 'set_pdeathsig', 'SandboxCapabilities', 'sandbox_capabilities', 'enter_sandbox',
-           'kill_sandbox', 'sandbox_command', 'popen_sandboxed', 'scratch_dir', 'cap_file']
+__all__ = ['SECRET_NAME', 'ENV_ALLOW', 'MODES', 'clean_env', 'hide_secrets', 'SandboxError', 'python_paths', 'SandboxPolicy',
+           'memory_limit_for', 'default_sandbox_policy', 'set_pdeathsig', 'SandboxCapabilities', 'sandbox_capabilities',
+           'enter_sandbox', 'kill_sandbox', 'sandbox_command', 'popen_sandboxed', 'scratch_dir', 'cap_file']
 
 # %% ../nbs/04a_sandbox.ipynb #7fe6ba8a
 SECRET_NAME = re.compile(r'KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE', re.I)
@@ -68,6 +68,15 @@ class SandboxError(ValueError):
 
 MODES = ('auto', 'namespaces', 'process_group')
 
+def _home_folder() -> tuple:
+    "The user's home folder, to hide (none where home is the root folder)."
+    home = os.path.realpath(os.path.expanduser('~'))
+    return (home,) if home != '/' else ()
+
+def python_paths() -> tuple:
+    "What a Python worker reads to run: its installation and every folder of its import path."
+    return tuple(sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path) if p and os.path.isdir(p)}))
+
 @dataclass
 class SandboxPolicy:
     "What a worker process may do: where it writes, how much it uses, what it sees."
@@ -79,8 +88,9 @@ class SandboxPolicy:
     cpu_s:int|None = None                 # RLIMIT_CPU: seconds of CPU time, then SIGKILL
     network:bool = False                  # False: a network namespace with nothing in it (where namespaces exist)
     writable:tuple = ()                   # further folders that stay writable (e.g. where the launcher reads the result)
-    hide:tuple = ('/run', '/dev/shm')     # folders replaced by empty read-only ones (other services' sockets, shared memory);
-                                          # add '/tmp' where no input of the worker lives there
+    hide:tuple = field(default_factory=lambda: ('/run', '/dev/shm', *_home_folder()))  # folders replaced by empty read-only ones
+                                          # (other services' sockets, shared memory, the user's keys); add '/tmp' where no input of the worker lives there
+    visible:tuple = field(default_factory=python_paths)   # folders inside hidden ones that are shown again, read-only
     env_allow:tuple = ENV_ALLOW           # environment names (shell patterns) the worker keeps
     mode:str = 'auto'                     # 'auto' (the best this machine allows), 'namespaces' or 'process_group'
 
@@ -92,6 +102,7 @@ class SandboxPolicy:
         if not os.path.isdir(self.scratch_dir): raise SandboxError(f"scratch_dir {self.scratch_dir!r} is not a folder; create it first (see scratch_dir())")
         self.scratch_dir = os.path.realpath(self.scratch_dir)
         self.writable, self.hide = tuple(os.path.realpath(p) for p in self.writable), tuple(str(p) for p in self.hide)
+        self.visible = tuple(os.path.realpath(p) for p in self.visible)
         self.env_allow = tuple(self.env_allow)
 
     def to_dict(self) -> dict: return asdict(self)
@@ -161,13 +172,14 @@ def _enter_namespaces(policy:SandboxPolicy):
     _write('/proc/self/setgroups', 'deny'); _write('/proc/self/uid_map', f'0 {uid} 1'); _write('/proc/self/gid_map', f'0 {gid} 1')
     _mount(None, '/', _MS_REC | _MS_PRIVATE)                    # nothing we mount leaks back out
     keep = [policy.scratch_dir, *policy.writable]
-    fds = [os.open(p, os.O_PATH | os.O_DIRECTORY) for p in keep]   # still reachable once the folder above is hidden
+    shown = [p for p in policy.visible if os.path.isdir(p) and any(p == h or p.startswith(h.rstrip('/') + '/') for h in policy.hide)]
+    fds = [os.open(p, os.O_PATH | os.O_DIRECTORY) for p in shown + keep]   # still reachable once the folder above is hidden
     for h in policy.hide:
         if os.path.isdir(h) and not os.path.islink(h): _mount('tmpfs', h, _MS_NOSUID | _MS_NODEV, 'tmpfs', 'size=64k,mode=755')
-    for p, fd in zip(keep, fds):
+    for p, fd in zip(shown + keep, fds):
         os.makedirs(p, exist_ok=True)                          # a mount point inside an empty tmpfs, if p was under one
         _mount(f'/proc/self/fd/{fd}', p, _MS_BIND | _MS_REC); os.close(fd)
-    _set_readonly('/', True)
+    _set_readonly('/', True)   # the folders shown again too
     for p in keep: _set_readonly(p, False)
 
 def _private_proc()->bool:

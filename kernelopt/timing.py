@@ -4,7 +4,7 @@
 
 # %% ../nbs/11_benchmark.ipynb #04923e88
 from __future__ import annotations
-import hashlib, random, statistics, time, warnings
+import hashlib, random, secrets, statistics, time, warnings
 from dataclasses import dataclass, field, asdict
 from typing import Callable
 import numpy as np
@@ -23,9 +23,10 @@ from .verify_worker import Canary, watch_escapes, escapes_seen
 from .verify_processes import encode_init, decode_init
 
 # %% auto #0
-__all__ = ['TimingNoiseWarning', 'TimingStats', 'compute_timing_stats', 'time_on_host', 'SideStreamWarning',
-           'time_with_cuda_events', 'time_with_triton_do_bench', 'fingerprint', 'n_input_sets', 'draw_timing_inputs',
-           'reference_draw_main', 'timing_main']
+__all__ = ['VARY_EPS', 'N_ANSWER_SAMPLES', 'TimingNoiseWarning', 'TimingStats', 'compute_timing_stats', 'time_on_host',
+           'SideStreamWarning', 'time_with_cuda_events', 'time_with_triton_do_bench', 'fingerprint', 'n_input_sets',
+           'draw_timing_inputs', 'reuse_plan', 'reuse_noise', 'vary_inputs', 'sample_positions', 'sampled',
+           'varied_answers', 'reference_draw_main', 'timing_main']
 
 # %% ../nbs/11_benchmark.ipynb #9ecbfaa6
 class TimingNoiseWarning(UserWarning):
@@ -253,7 +254,71 @@ def draw_timing_inputs(problem, device:str, dtype, seed:int, n_sets:int) -> dict
 
 def _nbytes(xs) -> int: return sum(x.numel() * x.element_size() for x in xs if isinstance(x, torch.Tensor))
 
+# %% ../nbs/11_benchmark.ipynb #40022b84
+VARY_EPS = 0.05          # a reused set's floating tensors are scaled elementwise by 1 + VARY_EPS x noise
+N_ANSWER_SAMPLES = 2048  # elements of each output the parent keeps of every varied call's reference answer, at secret positions
+
+def reuse_plan(
+    seed:int,     # the timing's seed (secret)
+    trials:int,   # timed calls
+    n_sets:int,   # distinct input sets they rotate among
+)->dict|None:     # {'noise_seed', 'shifts': one per timed call}; None when every call has a set of its own
+    "How the timed calls past the first pass over the sets vary them: one noise seed, and a secret roll per call."
+    if n_sets >= trials: return None
+    r = random.Random(seed * 104729 + 3)
+    return dict(noise_seed=r.randrange(2**31), shifts=[r.randrange(2**31) for _ in range(trials)])
+
+def reuse_noise(xs:list, noise_seed:int) -> list:
+    "A standard-normal noise vector per floating tensor of a set (None for the others), drawn on the host from `noise_seed`."
+    g = torch.Generator().manual_seed(noise_seed)
+    return [torch.randn(x.numel(), generator=g).to(x.device) if isinstance(x, torch.Tensor) and x.is_floating_point() else None for x in xs]
+
+def vary_inputs(
+    xs:list,              # a set, as drawn
+    noise:list,           # `reuse_noise` of the set
+    shift:int,            # the call's secret roll
+    eps:float=VARY_EPS,
+)->list:                  # fresh tensors (other values as they are)
+    "A copy of a reused set, each floating tensor scaled elementwise by 1 + eps x the sum of its noise rolled twice by amounts from `shift`: an input no earlier call saw."
+    out = []
+    for k, (x, n) in enumerate(zip(xs, noise)):
+        if n is None or not n.numel(): out.append(x.clone() if isinstance(x, torch.Tensor) else x); continue
+        s = shift + 7919 * k   # two rolls: numel squared variations, so that even a small tensor rarely repeats one
+        f = torch.roll(n, s % n.numel()).add_(torch.roll(n, (s // n.numel()) % n.numel())).mul_(eps / 2 ** 0.5).add_(1)
+        out.append(x.clone().mul_(f.reshape(x.shape).to(x.dtype)))
+    return out
+
+def sample_positions(outs:list, n:int=N_ANSWER_SAMPLES, seed:int|None=None) -> list:
+    "Flat positions to keep of each tensor output (None for the others): secret, from the system's randomness unless `seed` is given."
+    g = torch.Generator().manual_seed(secrets.randbits(63) if seed is None else seed)
+    return [torch.randint(0, o.numel(), (min(n, o.numel()),), generator=g) if isinstance(o, torch.Tensor) and o.numel() else None for o in outs]
+
+def sampled(outs:list, positions:list) -> list:
+    "Each tensor output at its positions, on the host (other outputs as they are)."
+    return [o.detach().reshape(-1)[p.to(o.device)].cpu() if p is not None and isinstance(o, torch.Tensor) else o for o, p in zip(outs, positions)]
+
 # %% ../nbs/11_benchmark.ipynb #165d0354
+def _finite(outs) -> bool: return all(bool(torch.isfinite(o).all()) for o in outs if isinstance(o, torch.Tensor) and o.is_floating_point())
+
+def varied_answers(
+    answer:Callable,   # inputs -> the reference's outputs
+    sets:list,         # the timing's input sets
+    answers:list,      # the reference's answer to each set
+    seed:int,          # the timing's seed
+    trials:int,        # timed calls
+)->tuple:              # (plan, {'positions', 'values': sampled answers of calls k, k+1, ...}, note); (None, None, why) when varying breaks the reference
+    "The reuse plan of a timing whose calls rotate among `sets`, and the reference's answer to every varied call at secret positions."
+    plan = reuse_plan(seed, trials, len(sets))
+    if plan is None: return None, None, ''
+    noise, pos, values = reuse_noise(sets[0], plan['noise_seed']), sample_positions(answers[0]), []
+    for i in range(len(sets), trials):
+        got = answer(vary_inputs(sets[i % len(sets)], noise, plan['shifts'][i]))
+        if not _finite(got) and _finite(answers[i % len(sets)]):
+            return None, None, ("the reused input sets were repeated as drawn: the reference is not finite on varied inputs, "
+                                "so a candidate that remembers answers by their inputs would go unseen")
+        values.append(sampled(got, pos))
+    return plan, dict(positions=pos, values=values), ''
+
 def reference_draw_main(p:dict) -> dict:
     "In a process that never sees the candidate: the run's inputs, the reference's answers to them, its constructor arguments, state and traced ops."
     device, dtype, seed = p['device'], parse_dtype(p['dtype']), p['seed']
@@ -265,7 +330,9 @@ def reference_draw_main(p:dict) -> dict:
         d = draw_timing_inputs(problem, device, dtype, seed, n_input_sets(p['trials'], _nbytes(probe), p.get('inputs_mb', 512), p.get('n_input_sets')))
         answer = lambda xs: [o.detach() if isinstance(o, torch.Tensor) else o for o in as_outputs(model(*_clone_args(xs)))]
         with OpTracer(flop_counter=op_flops, records=True, timing='cuda' if device.startswith('cuda') else 'host') as tr: answer(d['warmup'])
-        return dict(d, init=init, state=state, answers=[answer(xs) for xs in d['sets']], check_answers=[answer(xs) for xs in d['check']],
+        answers = [answer(xs) for xs in d['sets']]
+        vary, varied, note = varied_answers(answer, d['sets'], answers, seed, p['trials'])
+        return dict(d, init=init, state=state, answers=answers, check_answers=[answer(xs) for xs in d['check']], vary=vary, varied=varied, vary_note=note,
                     ops=sorted(tr.compute_ops()), flops=sum(tr.flops.values()), records=tr.records)
 
 # %% ../nbs/11_benchmark.ipynb #d3b1bb47
@@ -321,11 +388,12 @@ class _Batches:
         if i % self.size == 0: self._close(); self.send({'batch': i // self.size}); self.t = time.perf_counter_ns()
     def close(self): self._close(); self.send({'batch': 'end'})
 
-def _trial_inputs(sets:list, rec:_Recorder, batches:_Batches):
-    "The inputs of trial i: a fresh copy of set i mod k; settles the recorder and marks batches first."
+def _trial_inputs(sets:list, rec:_Recorder, batches:_Batches, vary:tuple|None=None):
+    "The inputs of trial i: a fresh copy of set i mod k, varied past the first pass (`vary`: plan and noise); settles the recorder and marks batches first."
     def make(i):
         rec.settle(); batches.mark(i)
         rec.trial = i
+        if vary is not None and i >= len(sets): return vary_inputs(sets[i % len(sets)], vary[1], vary[0]['shifts'][i])
         return _clone_args(sets[i % len(sets)])
     return make
 
@@ -353,8 +421,9 @@ def _setup(p:dict, res:dict):
         res['floor_s'], note = _floor_s(problem, device, dtype, p.get('allow_tf32', False), p.get('peaks'))
         if res['floor_s'] is None and p.get('peaks') is not None: res['warnings'].append(note)
         n = n_input_sets(p['trials'], _nbytes(problem.make_inputs(device, dtype, p['seed'])), p.get('inputs_mb', 512), p.get('n_input_sets'))
-        d = draw_timing_inputs(problem, device, dtype, p['seed'], n)
-        return (torch.compile(ref) if p.get('baseline') == 'compile' else ref), d['warmup'], d['sets'], []
+        d, plan = draw_timing_inputs(problem, device, dtype, p['seed'], n), reuse_plan(p['seed'], p['trials'], n)
+        vary = (plan, reuse_noise(d['sets'][0], plan['noise_seed'])) if plan else None   # varied as the candidate's are: the same harness work
+        return (torch.compile(ref) if p.get('baseline') == 'compile' else ref), d['warmup'], d['sets'], [], vary
     install_triton_hooks(); watch_escapes()   # before the candidate's code runs
     res['builds'] = (install_extension_hooks(p['extension_dir'], launch_call, p.get('build_timeout_s') or BUILD_TIMEOUT_S)
                      if p.get('extension_dir') else [])   # a compiled extension loads from the folder verification built it in
@@ -369,7 +438,8 @@ def _setup(p:dict, res:dict):
     for xs in p.get('check_inputs') or ():
         try: checked.append([o.detach() if isinstance(o, torch.Tensor) else o for o in as_outputs(fn(*_on(device, xs)))])
         except Exception as e: return {**res, 'status': 'crashed', 'message': f"the candidate raised {type(e).__name__}: {e}"}
-    return fn, _on(device, p['warmup_inputs']), [_on(device, xs) for xs in p['sets']], checked
+    sets, plan = [_on(device, xs) for xs in p['sets']], p.get('vary')
+    return fn, _on(device, p['warmup_inputs']), sets, checked, (plan, reuse_noise(sets[0], plan['noise_seed'])) if plan else None
 
 def _converse(chan, rec:_Recorder, batches:_Batches, samples:list, timer:str):
     "After the timed calls: report samples, batch spans, fingerprints and observations; send the answers the parent then picks."
@@ -403,11 +473,11 @@ def _timing(p:dict, chan, talked:list) -> dict:
         built = _setup(p, res)
         dispatcher = res.pop('_dispatcher', None)
         if isinstance(built, dict): built.pop('_dispatcher', None); return built
-        fn, warm, sets, checked = built
+        fn, warm, sets, checked, vary = built
         rec = _Recorder(fn, device, {int(k): v for k, v in (p.get('canaries') or {}).items()}, int(p.get('keep_mb', 256)) << 20)
         rec.dispatcher = dispatcher
         batches = _Batches(chan.send, p.get('batch_calls', 10))
-        try: samples, timer = _time(rec, warm, _trial_inputs(sets, rec, batches), p, done=lambda: (rec.settle(), batches.close()))
+        try: samples, timer = _time(rec, warm, _trial_inputs(sets, rec, batches, vary), p, done=lambda: (rec.settle(), batches.close()))
         except Exception as e:
             if is_ref: raise
             return {**res, 'status': 'crashed', 'message': f"the candidate raised {type(e).__name__} while timed: {e}"}

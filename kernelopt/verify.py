@@ -16,7 +16,7 @@ from .isolate import run_isolated
 from .source_scan import scan_source, WARNING_RULES
 from .extension import uses_extension, extension_build_dir, BUILD_TIMEOUT_S
 from .verify_worker import candidate_sandbox, worker_text
-from .verify_plan import verification_plan, draw_sizes, fits_budget, stretched_sizes
+from .verify_plan import verification_plan, draw_sizes, fits_budget, stretched_sizes, STRETCH_MAX
 from .verify_judge import CHECKS, Judge
 
 # %% auto #0
@@ -153,12 +153,13 @@ def _verify_runtime(p:dict, extras:list, timeout_s:float, fork_server:bool, sand
     return checks, status, details
 
 # %% ../nbs/10_verify.ipynb #04dfd11c
-def _drawn_shapes(prob, path, source, overrides:dict, seed:int) -> list[dict]:
-    "Sizes drawn around this run's, and each size --set shrank taken back up towards the problem's own (a kernel right only below some size is caught)."
+def _drawn_shapes(prob, path, source, overrides:dict, seed:int, device:str='cpu') -> list[dict]:
+    "Sizes drawn around this run's, and each size --set shrank taken back up towards the problem's own (on a GPU to the problem's own): a kernel right only below some size is caught."
     fits = fits_budget(path, overrides, source)
     try: declared = load_problem(path, source=source).sizes if overrides else prob.sizes
     except Exception: declared = prob.sizes
-    return draw_sizes(prob.sizes, seed, fits=fits) + stretched_sizes(prob.sizes, declared, fits)
+    gpu = str(device).startswith('cuda')   # no interpreter there: the declared size itself, whatever the run's budget
+    return draw_sizes(prob.sizes, seed, fits=fits) + stretched_sizes(prob.sizes, declared, None if gpu else fits, None if gpu else STRETCH_MAX)
 
 def verify_kernel(
     problem:Problem|str|Path,        # a problem file, or a loaded Problem (its overrides apply)
@@ -195,7 +196,7 @@ def verify_kernel(
         return _result(checks, 'rejected_static', **meta)
     p = dict(problem_path=ppath, problem_source=psource, overrides=overrides, candidate_path=cand.path, candidate_source=cand.source,
              device=device, dtype=meta['dtype'], trials=trials, allow_tf32=allow_tf32, allowed_ops=list(allowed_ops), seed=seed,
-             drawn=_drawn_shapes(prob, ppath, psource, overrides, seed))
+             drawn=_drawn_shapes(prob, ppath, psource, overrides, seed, device))
     if uses_extension(cand.source): p['extension_dir'] = str(extension_build_dir(cand.source))   # built once, for verify and bench
     t0 = time.perf_counter()
     with candidate_sandbox(sandbox, device, writable=[p['extension_dir']] if 'extension_dir' in p else ()) as policy: checks, status, details = _verify_runtime(p, extras, timeout_s, fork_server, policy)
