@@ -21,7 +21,7 @@ from .verify import verify_kernel, speed_plausibility
 from .extension import uses_extension, extension_build_dir, BUILD_TIMEOUT_S
 from .timing import (TimingStats, TimingNoiseWarning, SideStreamWarning, compute_timing_stats,   # re-exported: the
                               time_on_host, time_with_cuda_events, time_with_triton_do_bench)              # timers lived here
-from .timing import sampled
+from .timing import sampled, fingerprint
 
 # %% auto #0
 __all__ = ['STATUSES', 'CLOCK_TOL_PCT', 'CLOCK_TOL_MS', 'HARNESS_SLACK', 'TRACED_SPEEDUP_MAX', 'TRACER_ENTRY_S',
@@ -317,7 +317,8 @@ def _timed_report(t) -> dict:
     try:
         r = dict(samples_ms=[float(x) for x in t['samples_ms']], spans_ms=[float(x) for x in t['spans_ms']], timer=str(t['timer'])[:40],
                  fingerprints=[None if f is None else str(f)[:64] for f in t['fingerprints']], kept=[int(i) for i in t['kept']],
-                 observed={int(k): v for k, v in (t.get('observed') or {}).items() if str(k).isdigit() and isinstance(v, dict)})
+                 observed={int(k): v for k, v in (t.get('observed') or {}).items() if str(k).isdigit() and isinstance(v, dict)},
+                 stray_modes=[worker_text(str(m))[:80] for m in (t.get('stray_modes') or [])][:10])
     except (KeyError, TypeError, ValueError) as e: raise ChannelError(f"a malformed timing report ({type(e).__name__}: {str(e)[:80]})") from None
     if len(r['fingerprints']) != len(r['samples_ms']): raise ChannelError("a timing report whose fingerprints and samples differ in number")
     return r
@@ -400,8 +401,13 @@ def _judge(self:Benchmark, value:dict, talk:_Talk, canaries:dict, drawn:dict, dt
     "The parent's verdict on a candidate's timing run: a reason to reject (or None), and the traced calls' work numbers."
     for k, (g, w) in enumerate(zip(value.get('checked') or [], drawn['check_answers'])):
         if why := check_outputs(g, w, dtype, self.allow_tf32): return f"check on the plain check's inputs {k + 1}: {why[0]}", []
+    if talk.timed['stray_modes']:
+        return (f"the timing process found torch modes active between timed calls ({', '.join(talk.timed['stray_modes'])}), where the harness "
+                "copies inputs and keeps answers: the candidate left them there"), []
     for i in talk.picks['answers']:
         if i not in talk.answers: return f"the timing process did not send the answer of timed call {i}, which it reported as kept", []
+        if fingerprint(as_outputs(talk.answers[i])) != talk.timed['fingerprints'][i]:
+            return f"the answer sent for timed call {i} is not the one fingerprinted right after the call: answers were changed after timing", []
         if why := check_timed_answer(talk.answers[i], i, drawn, dtype, self.allow_tf32):
             return f"the answer returned by timed call {i} is wrong (cached, replayed or computed in advance?): {why[0]}", []
     for i, j in talk.picks['repeated']:

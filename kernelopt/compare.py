@@ -10,8 +10,9 @@ import torch
 from .device import parse_dtype
 
 # %% auto #0
-__all__ = ['TOLERANCES', 'Tolerance', 'tolerance_for', 'OutputComparison', 'compare_output', 'as_outputs', 'shares_storage',
-           'aliased_inputs', 'describe_output', 'form_problems', 'output_form_problems', 'check_outputs', 'json_safe']
+__all__ = ['TOLERANCES', 'PRECISION_FACTOR', 'Tolerance', 'tolerance_for', 'OutputComparison', 'compare_output',
+           'precision_problem', 'as_outputs', 'shares_storage', 'aliased_inputs', 'describe_output', 'form_problems',
+           'output_form_problems', 'check_outputs', 'json_safe']
 
 # %% ../nbs/04_compare.ipynb #1435d9fe
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class Tolerance:
     rtol:float        # elementwise relative tolerance (torch.allclose)
     norm_rtol:float   # bound on the normwise relative error ||out - ref|| / ||ref||
 
-TOLERANCES = {torch.float64: Tolerance(1e-7, 1e-7, 1e-7), torch.float32: Tolerance(1e-4, 1e-4, 1e-4),
+TOLERANCES = {torch.float64: Tolerance(1e-9, 1e-9, 1e-9), torch.float32: Tolerance(1e-4, 1e-4, 1e-4),
               'tf32': Tolerance(1e-2, 1e-2, 1e-2), torch.float16: Tolerance(1e-2, 1e-2, 1e-2),
               torch.bfloat16: Tolerance(1e-2, 1e-2, 1e-2)}
 
@@ -83,6 +84,26 @@ def compare_output(
            f"normwise relative error {rel:.3g} > {tol.norm_rtol:g}, although every element is within the elementwise "
            f"tolerance (atol={tol.atol:g}): the error is large for outputs this small" if rel > tol.norm_rtol else '')
     return OutputComparison(not msg, rel, max_abs, msg)
+
+# %% ../nbs/04_compare.ipynb #0097d3f6
+PRECISION_FACTOR = 4.0   # a half-precision answer may be this many times less precise than the reference's own, at the least
+
+def _normwise(a:torch.Tensor, b:torch.Tensor) -> float:
+    a, b = a.detach().double().cpu(), b.detach().double().cpu()
+    return float((a - b).norm() / b.norm()) if b.norm() > 0 else float((a - b).norm())
+
+def precision_problem(
+    out:torch.Tensor,    # the candidate's output
+    ref:torch.Tensor,    # the reference's output, in the problem's dtype
+    best:torch.Tensor,   # the float64 answer rounded to the problem's dtype
+    factor:float=PRECISION_FACTOR,
+)->str|None:             # why the output is less precise than its dtype allows; None if it is not
+    "Whether a half-precision output was computed in a lower precision: its error against `best`, beside the reference's own."
+    if not (out.is_floating_point() and best.is_floating_point()) or out.shape != best.shape or not best.numel(): return None
+    err, own, unit = _normwise(out, best), _normwise(ref, best), torch.finfo(best.dtype).eps / 2
+    if not math.isfinite(err) or err <= max(factor * own, 2 * unit): return None
+    return (f"error {err:.2g} against the float64 answer rounded to {str(best.dtype).split('.')[-1]}, {err / max(own, unit):.0f}x the "
+            f"reference's own ({own:.2g}): computed in a lower precision than the problem's dtype")
 
 # %% ../nbs/04_compare.ipynb #28ef31fe
 def as_outputs(result) -> list:

@@ -10,7 +10,7 @@ from torch.overrides import TorchFunctionMode
 
 # %% auto #0
 __all__ = ['TIMER_FUNCTIONS', 'WATCHED_NAMESPACES', 'HARNESS_CLASSES', 'HARNESS_MODULES', 'harness_snapshot',
-           'replaced_attributes', 'active_modes', 'concurrency_snapshot', 'leftover_concurrency']
+           'replaced_attributes', 'active_modes', 'HarnessOps', 'concurrency_snapshot', 'leftover_concurrency']
 
 # %% ../nbs/06d_harness_watch.ipynb #0653bf60
 TIMER_FUNCTIONS = ('time.perf_counter', 'time.perf_counter_ns', 'time.monotonic', 'torch.cuda.Event.elapsed_time',
@@ -132,6 +132,20 @@ def active_modes() -> list[str]:
     from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
     from torch.overrides import _get_current_function_mode_stack
     return [type(m).__name__ for m in _get_current_dispatch_mode_stack() + _get_current_function_mode_stack()]
+
+# %% ../nbs/06d_harness_watch.ipynb #7cc904a0
+_NO_TORCH_FUNCTION, _EXCLUDE_KEYS = torch._C.DisableTorchFunction, torch._C._ExcludeDispatchKeyGuard   # bound before any candidate runs
+_PYTHON_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.Python) | torch._C.DispatchKeySet(torch._C.DispatchKey.PythonTLSSnapshot)
+
+class HarnessOps:
+    "A block of the harness's own torch work that no torch function mode, dispatch mode or tensor subclass left by the candidate sees or changes."
+    def __enter__(self):
+        self._guards = (_NO_TORCH_FUNCTION(), _EXCLUDE_KEYS(_PYTHON_KEYS))
+        for g in self._guards: g.__enter__()
+        return self
+    def __exit__(self, *exc):
+        for g in reversed(self._guards): g.__exit__(*exc)
+        return False
 
 # %% ../nbs/06d_harness_watch.ipynb #3aa35471
 def _os_threads() -> set:

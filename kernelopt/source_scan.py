@@ -35,6 +35,7 @@ SYSTEM_MODULES = {  # module -> why generated kernel code has no business there
     'torch.utils.data': 'starts data-loader worker processes', 'torch.futures': 'runs work on another thread',
     'torch.jit.fork': 'runs work on another thread', 'torch.jit._fork': 'runs work on another thread',
     'shutil': 'changes files', 'tempfile': 'writes files',
+    'weakref': 'runs code when an object is freed, outside the call', 'atexit': 'runs code at exit, outside the call',
     **{m: 'reads or writes files (the harness keeps its reference outputs in files)' for m in
        'io pathlib glob pickle marshal shelve mmap zipfile tarfile gzip bz2 lzma sqlite3 torch.hub'.split()},
     **{m: 'talks to the network' for m in 'urllib http requests ftplib'.split()}}
@@ -61,10 +62,15 @@ EVASION_ATTRS = frozenset('__globals__ __code__ __builtins__ __subclasses__ __cl
                           '_dispatch_tls_set_dispatch_key_excluded _dispatch_tls_set_dispatch_key_included DispatchKeySet redispatch '
                           '_get_dispatch_mode _set_dispatch_mode _unset_dispatch_mode _get_current_dispatch_mode_stack '
                           '_push_on_torch_dispatch_stack _pop_torch_dispatch_stack _len_torch_dispatch_stack _get_dispatch_stack_at '
-                          '_DisableTorchFunction _DisableTorchFunctionSubclass _is_torch_function_mode_enabled'.split())
+                          '_DisableTorchFunction _DisableTorchFunctionSubclass _is_torch_function_mode_enabled '
+                          # what pushes, hides or finds a function mode: one left on the stack sees the harness's own work between calls
+                          'TorchFunctionMode BaseTorchFunctionMode _push_on_torch_function_stack _pop_torch_function_stack '
+                          '_len_torch_function_stack _get_function_stack_at _set_torch_function_mode _get_current_function_mode_stack'.split())
 ANY_EVASION_ATTRS = frozenset('__dict__ __getattribute__ __bases__ __base__ __mro__ __loader__ __spec__ __self__ __func__ '
                               '__wrapped__ __import__ __reduce__ __reduce_ex__ __traceback__ f_back f_globals f_locals f_builtins '
-                              'tb_frame gi_frame cr_frame ag_frame'.split())   # reach other code's namespaces, whatever the object
+                              'tb_frame gi_frame cr_frame ag_frame '
+                              # NumPy's ways to ctypes and raw memory, and the interpreter's arrays under a tensor (x.handle.data)
+                              '__array_namespace__ __array_interface__ __array_struct__ ctypeslib ctypes handle'.split())   # reach other code's namespaces, whatever the object
 PATCHED_ROOTS = frozenset('time torch triton numpy math builtins kernelopt'.split())
 STREAM_ATTRS = frozenset('Stream stream ExternalStream set_stream'.split())
 CPP_DISPATCH_EVASION = re.compile(r'DispatchKey\w*|\w*DispatchKeyGuard|RecordFunctionGuard|\bredispatch\w*|AutoDispatchBelow\w*|'
@@ -139,7 +145,7 @@ class _Scanner(ast.NodeVisitor):
         elif other: self.add(other[0], node, f"imports {name}, which {other[1]}")
         elif name.split('.')[0] in EVASION_MODULES: self.add('evasion', node, f"imports {name}, which can reach into the harness")
         last = name.rpartition('.')[2]
-        if last in ANY_EVASION_ATTRS or (last in EVASION_ATTRS and last.startswith('_')):   # from torch._C import _len_torch_dispatch_stack
+        if last in ANY_EVASION_ATTRS or (last in EVASION_ATTRS and (last.startswith('_') or name.split('.')[0] in ('torch', 'triton'))):   # from torch._C import _len_torch_dispatch_stack
             self.add('evasion', node, f"imports {name}, which reaches into the harness or Triton's runtime")
     def visit_Constant(self, node):
         if isinstance(node.value, str) and (m := CPP_DISPATCH_EVASION.search(node.value)):

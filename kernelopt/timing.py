@@ -20,7 +20,8 @@ from .flops import op_flops, problem_flops_bytes
 from .peaks import HardwarePeaks, measure_peaks, roofs_for, floor_time_s
 from .dispatch import dispatcher_snapshot, changed_registrations
 from .verify_worker import Canary, watch_escapes, escapes_seen
-from .verify_processes import encode_init, decode_init
+from .verify_processes import encode_init, decode_init, WATCHED
+from .harness_watch import HarnessOps, active_modes, harness_snapshot, replaced_attributes
 
 # %% auto #0
 __all__ = ['VARY_EPS', 'N_ANSWER_SAMPLES', 'TimingNoiseWarning', 'TimingStats', 'compute_timing_stats', 'time_on_host',
@@ -341,7 +342,7 @@ class _Recorder:
     def __init__(self, fn, device:str='cpu', canaries:dict|None=None, keep_bytes:int=256 << 20):   # canaries: trial -> canary spec (candidates)
         self.fn, self.device, self.canaries, self.keep_bytes = fn, device, canaries or {}, keep_bytes
         self.trial, self.pending, self.outputs, self.prints, self.observed, self.seen = None, None, {}, {}, {}, 0
-        self.rng, self.dispatcher = random.SystemRandom(), None   # dispatcher: torch's aten kernels before the candidate's import
+        self.rng, self.dispatcher, self.harness, self.stray = random.SystemRandom(), None, None, []   # dispatcher, harness: snapshots before the candidate's import
     def __call__(self, *a):
         if self.trial in self.canaries and self.trial not in self.observed: out = self.observe(self.trial, a)
         else: out = self.fn(*a)
@@ -356,12 +357,18 @@ class _Recorder:
             out = self.fn(*a)   # host time: on a GPU the launches are asynchronous, so the call's time is the host's work
             call_s, launch_s = time.perf_counter() - t0, lc.launch_time_s - l0; canary.after()   # the canary's own launches left out
             if self.device.startswith('cuda'): torch.cuda.synchronize()
+        with HarnessOps(): return self._observed(i, out, tr, lc, other, seen, call_s, launch_s)
+    def _observed(self, i, out, tr, lc, other, seen, call_s, launch_s):
         now = escapes_seen()
+        replaced = [f"{n} was replaced" for n in replaced_attributes(self.harness, added=True)] if self.harness else []
         self.observed[i] = dict(records=tr.records, op_records=tr.records, launches=[[n, s] for n, s in lc.launches], ops={**other.ops, **tr.ops},
-                                views=sorted(tr.views), flops=dict(tr.flops), other_thread_ops=sorted(other.ops), host_copies=tr.host_copies, tampering=list(tr.tampering) + self.kernels_replaced() + hidden_op_problems(other.events, other.calling_threads, tr),
+                                views=sorted(tr.views), flops=dict(tr.flops), other_thread_ops=sorted(other.ops), host_copies=tr.host_copies, tampering=list(tr.tampering) + self.kernels_replaced() + replaced + hidden_op_problems(other.events, other.calling_threads, tr),
                                 call_time_s=call_s, launch_time_s=launch_s, out_elems=sum(o.numel() for o in as_outputs(out) if isinstance(o, torch.Tensor)),
                                 threads_started=now['threads'] - seen['threads'], callbacks=now['callbacks'] - seen['callbacks'])
         return out
+    def note_modes(self):
+        "Modes on the stack between timed calls, where the harness copies inputs and keeps answers: tampering, whoever takes them off later."
+        self.stray += [m for m in active_modes() if m not in self.stray]
     def kernels_replaced(self) -> list:
         "Aten ops whose kernels changed since the candidate's import, in words (every op: a tenth of a second, once per traced call)."
         if self.dispatcher is None: return []
@@ -391,11 +398,18 @@ class _Batches:
 def _trial_inputs(sets:list, rec:_Recorder, batches:_Batches, vary:tuple|None=None):
     "The inputs of trial i: a fresh copy of set i mod k, varied past the first pass (`vary`: plan and noise); settles the recorder and marks batches first."
     def make(i):
-        rec.settle(); batches.mark(i)
-        rec.trial = i
-        if vary is not None and i >= len(sets): return vary_inputs(sets[i % len(sets)], vary[1], vary[0]['shifts'][i])
-        return _clone_args(sets[i % len(sets)])
+        rec.note_modes()
+        with HarnessOps():   # the harness's work between calls: no mode or subclass the candidate left behind sees it
+            rec.settle(); batches.mark(i)
+            rec.trial = i
+            if vary is not None and i >= len(sets): return vary_inputs(sets[i % len(sets)], vary[1], vary[0]['shifts'][i])
+            return _clone_args(sets[i % len(sets)])
     return make
+
+def _finish(rec:_Recorder, batches:_Batches):
+    "After the last timed call: its answer settled, the last batch closed, as the harness's own work."
+    rec.note_modes()
+    with HarnessOps(): rec.settle(); batches.close()
 
 # %% ../nbs/11_benchmark.ipynb #c38a1a7e
 def _floor_s(problem, device:str, dtype, allow_tf32:bool, peaks) -> tuple[float|None, str]:
@@ -429,7 +443,7 @@ def _setup(p:dict, res:dict):
                      if p.get('extension_dir') else [])   # a compiled extension loads from the folder verification built it in
     with OtherThreadOps(): pass   # the all-thread profiler starts up here, before the candidate, not in a timed call
     Canary(dict(around=[5, 5, 5], inside=[6, 6, 6], before=1, after=1), device).launch(1)   # the canary kernel, compiled now
-    res['_dispatcher'] = dispatcher_snapshot()   # taken before the candidate's code runs; never sent
+    res['_dispatcher'], res['_harness'] = dispatcher_snapshot(), harness_snapshot(WATCHED)   # taken before the candidate's code runs; never sent
     cand = load_candidate(p['candidate_path'], source=p.get('candidate_source'))
     try: fn = cand.build(decode_init(p['init']), p['state'], device, dtype, p.get('build_seed', 0))
     except ProblemError: raise
@@ -443,12 +457,14 @@ def _setup(p:dict, res:dict):
 
 def _converse(chan, rec:_Recorder, batches:_Batches, samples:list, timer:str):
     "After the timed calls: report samples, batch spans, fingerprints and observations; send the answers the parent then picks."
-    chan.send({'timed': dict(samples_ms=samples, spans_ms=batches.spans, batch_calls=batches.size, timer=timer,
-                             fingerprints=[rec.prints.get(i) for i in range(len(samples))], kept=sorted(rec.outputs),
-                             observed={str(i): o for i, o in rec.observed.items()})})
-    ask = chan.recv()
-    picks = [i for i in (ask.get('send') or []) if isinstance(i, int) and i in rec.outputs] if isinstance(ask, dict) else []
-    chan.send({'answers': {str(i): rec.outputs[i] for i in picks}})
+    rec.note_modes()
+    with HarnessOps():   # the answers are sent where no mode the candidate left behind can swap them
+        chan.send({'timed': dict(samples_ms=samples, spans_ms=batches.spans, batch_calls=batches.size, timer=timer,
+                                 fingerprints=[rec.prints.get(i) for i in range(len(samples))], kept=sorted(rec.outputs),
+                                 observed={str(i): o for i, o in rec.observed.items()}, stray_modes=list(rec.stray))})
+        ask = chan.recv()
+        picks = [i for i in (ask.get('send') or []) if isinstance(i, int) and i in rec.outputs] if isinstance(ask, dict) else []
+        chan.send({'answers': {str(i): rec.outputs[i] for i in picks}})
 
 def timing_main(
     p:dict,      # the payload `Benchmark` sends
@@ -471,13 +487,13 @@ def _timing(p:dict, chan, talked:list) -> dict:
     is_ref = p.get('candidate_path') is None
     with tf32_mode(p.get('allow_tf32', False)), torch.no_grad():
         built = _setup(p, res)
-        dispatcher = res.pop('_dispatcher', None)
-        if isinstance(built, dict): built.pop('_dispatcher', None); return built
+        dispatcher, harness = res.pop('_dispatcher', None), res.pop('_harness', None)
+        if isinstance(built, dict): built.pop('_dispatcher', None); built.pop('_harness', None); return built
         fn, warm, sets, checked, vary = built
         rec = _Recorder(fn, device, {int(k): v for k, v in (p.get('canaries') or {}).items()}, int(p.get('keep_mb', 256)) << 20)
-        rec.dispatcher = dispatcher
+        rec.dispatcher, rec.harness = dispatcher, harness
         batches = _Batches(chan.send, p.get('batch_calls', 10))
-        try: samples, timer = _time(rec, warm, _trial_inputs(sets, rec, batches, vary), p, done=lambda: (rec.settle(), batches.close()))
+        try: samples, timer = _time(rec, warm, _trial_inputs(sets, rec, batches, vary), p, done=lambda: _finish(rec, batches))
         except Exception as e:
             if is_ref: raise
             return {**res, 'status': 'crashed', 'message': f"the candidate raised {type(e).__name__} while timed: {e}"}

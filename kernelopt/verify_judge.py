@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import torch
 from fastcore.basics import patch
-from .compare import tolerance_for, OutputComparison, compare_output, form_problems
+from .compare import tolerance_for, OutputComparison, compare_output, form_problems, precision_problem
 from .isolate import ChannelError
 from .work import account_work, normalize_op, LIBRARY_MAX_PCT, UNEXPLAINED_MAX_PCT, UNEXPLAINED_MIN_S
 from .verify_worker import pattern_fraction, draw_canary, check_canary, worker_data, worker_text
@@ -164,6 +164,8 @@ def check_values(self:Judge, label, outs, ref, value_check, earlier):
             self.by64 += 1; continue   # right by the float64 reference, where float32's own answer is off
         if value_check == 'correctness':
             self.rel_err, self.max_abs_err = _worst(self.rel_err, c.rel_err), _worst(self.max_abs_err, c.max_abs_err)
+            if c.ok and ref.get('best') and isinstance(ref['best'][k], torch.Tensor) and (why := precision_problem(o, r, ref['best'][k])):
+                log.bad(value_check, f"{label}: output {k}: {why}"); return
         if c.ok: continue
         stale = next((e for e in earlier if e['seed'] != ref['seed'] and self._same_answer(outs, e['outs'])), None)
         if stale is not None:

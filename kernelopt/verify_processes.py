@@ -12,7 +12,7 @@ from .compare import as_outputs, aliased_inputs, describe_output, shares_storage
 from .isolate import worker_channel
 from .hidden_ops import hidden_op_problems
 from .trace import OpTracer, LaunchCounter, OtherThreadOps, ALWAYS_ALLOWED_OPS, install_triton_hooks, triton_hooks_intact, launch_call
-from .harness_watch import harness_snapshot, replaced_attributes, concurrency_snapshot, leftover_concurrency, active_modes, WATCHED_NAMESPACES
+from .harness_watch import harness_snapshot, replaced_attributes, concurrency_snapshot, leftover_concurrency, active_modes, WATCHED_NAMESPACES, HarnessOps
 from .extension import install_extension_hooks, BUILD_TIMEOUT_S
 from .flops import op_flops
 from .dispatch import dispatcher_snapshot, changed_registrations
@@ -68,6 +68,9 @@ def reference_call(model, inputs:list, device, model64=None, tol=None, tracer=No
         try: outs64 = as_outputs(model64(*[_as64(x) for x in _copy(sent)])); _sync(device)
         except Exception: return r   # a model that cannot run in float64 is judged by its own dtype only
         pairs = [(o, o64) for o, o64 in zip(outs, outs64) if isinstance(o, torch.Tensor) and o.is_floating_point() and isinstance(o64, torch.Tensor)]
+        if any(o.dtype in (torch.float16, torch.bfloat16) for o, _ in pairs):   # half precision: the best answer its dtype can hold
+            r['best'] = [o64.to(o.dtype) if isinstance(o, torch.Tensor) and o.is_floating_point() and isinstance(o64, torch.Tensor) else None
+                         for o, o64 in zip(outs, outs64)]
         if pairs and _finite([o64 for _, o64 in pairs]) and not all(compare_output(o, o64.to(o.dtype), tol).ok for o, o64 in pairs):
             r['outs64'] = [o64.to(o.dtype) if isinstance(o, torch.Tensor) and isinstance(o64, torch.Tensor) else _plain(o) for o, o64 in zip(outs, outs64)]
     return r
@@ -110,7 +113,7 @@ def reference_main(p:dict) -> dict:
 
 # %% ../nbs/09d_verify_processes.ipynb #ff881705
 KERNELOPT_NAMESPACES = ('kernelopt.problem', 'kernelopt.device', 'kernelopt.compare', 'kernelopt.isolate', 'kernelopt.trace',
-                        'kernelopt.flops', 'kernelopt.verify_worker', 'kernelopt.verify_plan', 'kernelopt.verify_processes')
+                        'kernelopt.flops', 'kernelopt.verify_worker', 'kernelopt.verify_plan', 'kernelopt.verify_processes', 'kernelopt.harness_watch')
 
 WATCHED = WATCHED_NAMESPACES + KERNELOPT_NAMESPACES + ('threading.Thread', '_thread')   # `harness_snapshot` adds their classes' dicts
 
@@ -162,11 +165,14 @@ def _call(self:_Worker, msg:dict) -> dict:
     first = k not in self.kept   # the first call at a shape may start native threads (thread pools, compilers)
     try: fn = self.build(k)
     except Exception as e: return dict(error=f"building the candidate raised {type(e).__name__}: {e}", **self.observe(first))
-    inputs = self.inputs(k, msg)
-    canary = Canary(msg['canary'], self.device)
-    prefill_free_memory(self.device, msg['pattern'], msg.get('out_bytes', []))
-    before, unknown, seen = input_snapshot(inputs), set(), escapes_seen()
-    self.threads = concurrency_snapshot()   # what this call leaves behind
+    stray = active_modes()   # a mode on the stack between calls would see the harness's work: tampering, whoever takes it off later
+    with HarnessOps():       # the harness's own torch work: no mode or subclass the candidate left behind sees it
+        inputs = self.inputs(k, msg)
+        canary = Canary(msg['canary'], self.device)
+        prefill_free_memory(self.device, msg['pattern'], msg.get('out_bytes', []))
+        before, unknown, seen = input_snapshot(inputs), set(), escapes_seen()
+        self.threads = concurrency_snapshot()   # what this call leaves behind
+    stray += [m for m in active_modes() if m not in stray]
     def count(func, args, kwargs, out):
         f = op_flops(func, args, kwargs, out)
         if f is None: unknown.add(func._schema.name)
@@ -182,6 +188,12 @@ def _call(self:_Worker, msg:dict) -> dict:
         _sync(self.device)   # device-wide: every stream, before any output is read
         outs = as_outputs(result) if type(result) in (tuple, list, torch.Tensor) else [result]
     except Exception as e: return dict(error=f"{type(e).__name__}: {e}", **self.observe(first))
+    with HarnessOps(): rep = _report(self, inputs, outs, result, before, seen, lc, tr, other, unknown, call_s, launch_s)
+    obs = self.observe(first, [*tr.ops, *other.ops])
+    return {**rep, **obs, 'modes': stray + [m for m in obs['modes'] if m not in stray]}
+
+def _report(self:_Worker, inputs, outs, result, before, seen, lc, tr, other, unknown, call_s, launch_s) -> dict:
+    "What one call did, as raw data for the parent (run inside `HarnessOps`)."
     own = [o for o in outs if not any(shares_storage(o, x) for x in inputs)]   # an in-place kernel's output is its input
     earlier = [(i, o) for i, old in enumerate(self.outputs) for o in old]
     shared = sorted({(j, i) for j, o in enumerate(outs) if any(o is x for x in own) for i, e in earlier if shares_storage(o, e)})
@@ -194,7 +206,7 @@ def _call(self:_Worker, msg:dict) -> dict:
                 ops={**other.ops, **tr.ops}, other_thread_ops=sorted(elsewhere), views=sorted(tr.views), flops=dict(tr.flops), host_copies=tr.host_copies,
                 changed=changed, inputs_after=[[i, inputs[i].detach().clone()] for i in changed], aliases=sorted(aliased_inputs(outs, inputs)),
                 unknown_ops=sorted(unknown | elsewhere), shared_with_earlier=shared, threads_started=now['threads'] - seen['threads'],
-                callbacks=now['callbacks'] - seen['callbacks'], stream=self.stream, **self.observe(first, [*tr.ops, *other.ops]))
+                callbacks=now['callbacks'] - seen['callbacks'], stream=self.stream)
 
 _Worker.call = _call
 
@@ -213,5 +225,9 @@ def worker_main(p:dict) -> dict:
             chan.send(dict(error=f"building the candidate raised {type(e).__name__}: {e}", builds=[b.to_dict() for b in builds], **w.observe(True)))
             return dict(calls=0)
         chan.send(dict(imported=True, builds=[b.to_dict() for b in builds], **w.observe(True)))
-        while (msg := chan.recv()) and msg.get('op') == 'call': chan.send(w.call(msg))
+        while True:
+            with HarnessOps(): msg = chan.recv()   # tensors are rebuilt, and answers pickled, where no candidate's mode can see them
+            if not (msg and msg.get('op') == 'call'): break
+            rep = w.call(msg)
+            with HarnessOps(): chan.send(rep)
     return dict(calls=len(w.outputs))
