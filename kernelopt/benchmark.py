@@ -21,7 +21,8 @@ from .verify import verify_kernel, speed_plausibility
 from .extension import uses_extension, extension_build_dir, BUILD_TIMEOUT_S
 from .timing import (TimingStats, TimingNoiseWarning, SideStreamWarning, compute_timing_stats,   # re-exported: the
                               time_on_host, time_with_cuda_events, time_with_triton_do_bench)              # timers lived here
-from .timing import sampled, fingerprint
+from .timing import fingerprint
+from .timing_inputs import sampled
 
 # %% auto #0
 __all__ = ['STATUSES', 'CLOCK_TOL_PCT', 'CLOCK_TOL_MS', 'HARNESS_SLACK', 'TRACED_SPEEDUP_MAX', 'TRACER_ENTRY_S',
@@ -381,7 +382,7 @@ def benchmark_pytorch(self:Benchmark,
 def check_timed_answer(
     got,                    # the answer timed call i returned
     i:int,                  # the call
-    drawn:dict,             # the reference's draw: `answers` of the sets, and `varied` (`kernelopt.timing.varied_answers`)
+    drawn:dict,             # the reference's draw: `answers` of the sets, and `varied` (`kernelopt.timing_inputs.varied_answers`)
     dtype:str, allow_tf32:bool=False,
 )->list[str]:               # why it is wrong; empty when it is right
     "Timed call i's answer against the reference's answer to its set or, for a varied call, its form against the set's and its values at the secret positions kept."

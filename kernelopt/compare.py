@@ -12,7 +12,7 @@ from .device import parse_dtype
 # %% auto #0
 __all__ = ['TOLERANCES', 'PRECISION_FACTOR', 'Tolerance', 'tolerance_for', 'OutputComparison', 'compare_output',
            'precision_problem', 'as_outputs', 'shares_storage', 'aliased_inputs', 'describe_output', 'form_problems',
-           'output_form_problems', 'check_outputs', 'json_safe']
+           'output_form_problems', 'all_finite', 'check_outputs', 'json_safe']
 
 # %% ../nbs/04_compare.ipynb #1435d9fe
 @dataclass(frozen=True)
@@ -162,6 +162,10 @@ def output_form_problems(
     return form_problems([describe_output(o) for o in outs], [describe_output(r) for r in refs], aliased_inputs(outs, inputs), ref_aliases)
 
 # %% ../nbs/04_compare.ipynb #731d8564
+def all_finite(outs:list) -> bool:
+    "Whether every floating-point (or complex) tensor among `outs` is finite everywhere."
+    return all(bool(o.isfinite().all()) for o in outs if isinstance(o, torch.Tensor) and (o.is_floating_point() or o.is_complex()))
+
 def check_outputs(
     result,                      # what the candidate returned
     refs,                        # what the reference returned for the same inputs

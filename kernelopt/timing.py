@@ -4,7 +4,7 @@
 
 # %% ../nbs/11_benchmark.ipynb #04923e88
 from __future__ import annotations
-import hashlib, random, secrets, statistics, time, warnings
+import hashlib, random, statistics, time, warnings
 from dataclasses import dataclass, field, asdict
 from typing import Callable
 import numpy as np
@@ -12,6 +12,7 @@ import torch
 from .problem import load_problem, load_candidate, ProblemError
 from .device import parse_dtype, dtype_name, device_name, tf32_mode
 from .compare import as_outputs
+from .timing_inputs import n_input_sets, draw_timing_inputs, input_bytes, reuse_plan, reuse_noise, vary_inputs, varied_answers
 from .isolate import worker_channel
 from .trace import OpTracer, LaunchCounter, OtherThreadOps, install_triton_hooks, launch_call
 from .hidden_ops import hidden_op_problems
@@ -24,10 +25,8 @@ from .verify_processes import encode_init, decode_init, WATCHED
 from .harness_watch import HarnessOps, active_modes, harness_snapshot, replaced_attributes
 
 # %% auto #0
-__all__ = ['VARY_EPS', 'N_ANSWER_SAMPLES', 'TimingNoiseWarning', 'TimingStats', 'compute_timing_stats', 'time_on_host',
-           'SideStreamWarning', 'time_with_cuda_events', 'time_with_triton_do_bench', 'fingerprint', 'n_input_sets',
-           'draw_timing_inputs', 'reuse_plan', 'reuse_noise', 'vary_inputs', 'sample_positions', 'sampled',
-           'varied_answers', 'reference_draw_main', 'timing_main']
+__all__ = ['TimingNoiseWarning', 'TimingStats', 'compute_timing_stats', 'time_on_host', 'SideStreamWarning',
+           'time_with_cuda_events', 'time_with_triton_do_bench', 'fingerprint', 'reference_draw_main', 'timing_main']
 
 # %% ../nbs/11_benchmark.ipynb #9ecbfaa6
 class TimingNoiseWarning(UserWarning):
@@ -237,89 +236,7 @@ def fingerprint(
         else: h.update(repr(o).encode())
     return h.hexdigest()[:16]
 
-# %% ../nbs/11_benchmark.ipynb #51a7c280
-def n_input_sets(
-    trials:int,              # timed calls
-    set_bytes:int,           # bytes of one call's inputs
-    inputs_mb:float=512,     # memory the timed calls' inputs may take
-    at_most:int|None=None,   # a cap the user asked for (`Benchmark(n_input_sets=...)`)
-)->int:
-    "How many distinct input sets the timed calls rotate among: one per call when they fit in `inputs_mb`."
-    fit = max(1, int(inputs_mb * 2**20 // max(set_bytes, 1)))
-    return max(1, min(trials, fit, at_most or trials))
-
-def draw_timing_inputs(problem, device:str, dtype, seed:int, n_sets:int) -> dict:
-    "The inputs of a timing, all from `seed`: the warm-up's, `n_sets` trial sets, and the two of the plain check."
-    make = lambda s: problem.make_inputs(device, dtype, s)
-    return dict(warmup=make(seed), sets=[make(seed + 1 + k) for k in range(n_sets)], check=[make(seed + 1000), make(seed + 1001)])
-
-def _nbytes(xs) -> int: return sum(x.numel() * x.element_size() for x in xs if isinstance(x, torch.Tensor))
-
-# %% ../nbs/11_benchmark.ipynb #40022b84
-VARY_EPS = 0.05          # a reused set's floating tensors are scaled elementwise by 1 + VARY_EPS x noise
-N_ANSWER_SAMPLES = 2048  # elements of each output the parent keeps of every varied call's reference answer, at secret positions
-
-def reuse_plan(
-    seed:int,     # the timing's seed (secret)
-    trials:int,   # timed calls
-    n_sets:int,   # distinct input sets they rotate among
-)->dict|None:     # {'noise_seed', 'shifts': one per timed call}; None when every call has a set of its own
-    "How the timed calls past the first pass over the sets vary them: one noise seed, and a secret roll per call."
-    if n_sets >= trials: return None
-    r = random.Random(seed * 104729 + 3)
-    return dict(noise_seed=r.randrange(2**31), shifts=[r.randrange(2**31) for _ in range(trials)])
-
-def reuse_noise(xs:list, noise_seed:int) -> list:
-    "A standard-normal noise vector per floating tensor of a set (None for the others), drawn on the host from `noise_seed`."
-    g = torch.Generator().manual_seed(noise_seed)
-    return [torch.randn(x.numel(), generator=g).to(x.device) if isinstance(x, torch.Tensor) and x.is_floating_point() else None for x in xs]
-
-def vary_inputs(
-    xs:list,              # a set, as drawn
-    noise:list,           # `reuse_noise` of the set
-    shift:int,            # the call's secret roll
-    eps:float=VARY_EPS,
-)->list:                  # fresh tensors (other values as they are)
-    "A copy of a reused set, each floating tensor scaled elementwise by 1 + eps x the sum of its noise rolled twice by amounts from `shift`: an input no earlier call saw."
-    out = []
-    for k, (x, n) in enumerate(zip(xs, noise)):
-        if n is None or not n.numel(): out.append(x.clone() if isinstance(x, torch.Tensor) else x); continue
-        s = shift + 7919 * k   # two rolls: numel squared variations, so that even a small tensor rarely repeats one
-        f = torch.roll(n, s % n.numel()).add_(torch.roll(n, (s // n.numel()) % n.numel())).mul_(eps / 2 ** 0.5).add_(1)
-        out.append(x.clone().mul_(f.reshape(x.shape).to(x.dtype)))
-    return out
-
-def sample_positions(outs:list, n:int=N_ANSWER_SAMPLES, seed:int|None=None) -> list:
-    "Flat positions to keep of each tensor output (None for the others): secret, from the system's randomness unless `seed` is given."
-    g = torch.Generator().manual_seed(secrets.randbits(63) if seed is None else seed)
-    return [torch.randint(0, o.numel(), (min(n, o.numel()),), generator=g) if isinstance(o, torch.Tensor) and o.numel() else None for o in outs]
-
-def sampled(outs:list, positions:list) -> list:
-    "Each tensor output at its positions, on the host (other outputs as they are)."
-    return [o.detach().reshape(-1)[p.to(o.device)].cpu() if p is not None and isinstance(o, torch.Tensor) else o for o, p in zip(outs, positions)]
-
 # %% ../nbs/11_benchmark.ipynb #165d0354
-def _finite(outs) -> bool: return all(bool(torch.isfinite(o).all()) for o in outs if isinstance(o, torch.Tensor) and o.is_floating_point())
-
-def varied_answers(
-    answer:Callable,   # inputs -> the reference's outputs
-    sets:list,         # the timing's input sets
-    answers:list,      # the reference's answer to each set
-    seed:int,          # the timing's seed
-    trials:int,        # timed calls
-)->tuple:              # (plan, {'positions', 'values': sampled answers of calls k, k+1, ...}, note); (None, None, why) when varying breaks the reference
-    "The reuse plan of a timing whose calls rotate among `sets`, and the reference's answer to every varied call at secret positions."
-    plan = reuse_plan(seed, trials, len(sets))
-    if plan is None: return None, None, ''
-    noise, pos, values = reuse_noise(sets[0], plan['noise_seed']), sample_positions(answers[0]), []
-    for i in range(len(sets), trials):
-        got = answer(vary_inputs(sets[i % len(sets)], noise, plan['shifts'][i]))
-        if not _finite(got) and _finite(answers[i % len(sets)]):
-            return None, None, ("the reused input sets were repeated as drawn: the reference is not finite on varied inputs, "
-                                "so a candidate that remembers answers by their inputs would go unseen")
-        values.append(sampled(got, pos))
-    return plan, dict(positions=pos, values=values), ''
-
 def reference_draw_main(p:dict) -> dict:
     "In a process that never sees the candidate: the run's inputs, the reference's answers to them, its constructor arguments, state and traced ops."
     device, dtype, seed = p['device'], parse_dtype(p['dtype']), p['seed']
@@ -328,7 +245,7 @@ def reference_draw_main(p:dict) -> dict:
         model = problem.make_model(device, dtype, seed)
         init, state = encode_init(model._kernelopt_init['init_inputs']), {k: v.detach().clone() for k, v in model.state_dict().items()}
         probe = problem.make_inputs(device, dtype, seed)
-        d = draw_timing_inputs(problem, device, dtype, seed, n_input_sets(p['trials'], _nbytes(probe), p.get('inputs_mb', 512), p.get('n_input_sets')))
+        d = draw_timing_inputs(problem, device, dtype, seed, n_input_sets(p['trials'], input_bytes(probe), p.get('inputs_mb', 512), p.get('n_input_sets')))
         answer = lambda xs: [o.detach() if isinstance(o, torch.Tensor) else o for o in as_outputs(model(*_clone_args(xs)))]
         with OpTracer(flop_counter=op_flops, records=True, timing='cuda' if device.startswith('cuda') else 'host') as tr: answer(d['warmup'])
         answers = [answer(xs) for xs in d['sets']]
@@ -379,7 +296,7 @@ class _Recorder:
         (i, out), self.pending = self.pending, None
         outs = as_outputs(out)
         self.prints[i], self.seen = fingerprint(outs), self.seen + 1
-        cap = max(1, self.keep_bytes // max(_nbytes(outs), 1))
+        cap = max(1, self.keep_bytes // max(input_bytes(outs), 1))
         if len(self.outputs) >= cap:
             if self.rng.randrange(self.seen) >= cap: return
             del self.outputs[self.rng.choice(sorted(self.outputs))]
@@ -434,7 +351,7 @@ def _setup(p:dict, res:dict):
         ref = problem.make_model(device, dtype, p['seed'])
         res['floor_s'], note = _floor_s(problem, device, dtype, p.get('allow_tf32', False), p.get('peaks'))
         if res['floor_s'] is None and p.get('peaks') is not None: res['warnings'].append(note)
-        n = n_input_sets(p['trials'], _nbytes(problem.make_inputs(device, dtype, p['seed'])), p.get('inputs_mb', 512), p.get('n_input_sets'))
+        n = n_input_sets(p['trials'], input_bytes(problem.make_inputs(device, dtype, p['seed'])), p.get('inputs_mb', 512), p.get('n_input_sets'))
         d, plan = draw_timing_inputs(problem, device, dtype, p['seed'], n), reuse_plan(p['seed'], p['trials'], n)
         vary = (plan, reuse_noise(d['sets'][0], plan['noise_seed'])) if plan else None   # varied as the candidate's are: the same harness work
         return (torch.compile(ref) if p.get('baseline') == 'compile' else ref), d['warmup'], d['sets'], [], vary

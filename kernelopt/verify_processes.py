@@ -8,7 +8,7 @@ import ast, contextlib, copy, time
 import torch
 from .problem import load_problem, load_candidate, ProblemError
 from .device import parse_dtype, tf32_mode
-from .compare import as_outputs, aliased_inputs, describe_output, shares_storage, tolerance_for, compare_output
+from .compare import as_outputs, aliased_inputs, describe_output, shares_storage, tolerance_for, compare_output, all_finite
 from .isolate import worker_channel
 from .hidden_ops import hidden_op_problems
 from .trace import OpTracer, LaunchCounter, OtherThreadOps, ALWAYS_ALLOWED_OPS, install_triton_hooks, triton_hooks_intact, launch_call
@@ -52,9 +52,6 @@ def _plain(o):
 
 def _copy(inputs:list) -> list: return [x.detach().clone() if isinstance(x, torch.Tensor) else x for x in inputs]
 
-def _finite(outs:list) -> bool:
-    return all(bool(o.isfinite().all()) for o in outs if isinstance(o, torch.Tensor) and (o.is_floating_point() or o.is_complex()))
-
 def _as64(x): return x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
 
 def reference_call(model, inputs:list, device, model64=None, tol=None, tracer=None) -> dict:
@@ -62,7 +59,7 @@ def reference_call(model, inputs:list, device, model64=None, tol=None, tracer=No
     sent = _copy(inputs)
     with (tracer or contextlib.nullcontext()): outs = as_outputs(model(*inputs)); _sync(device)
     changed = changed_inputs(sent, inputs)
-    r = dict(inputs=sent, outs=[_plain(o) for o in outs], described=[describe_output(o) for o in outs], finite=_finite(outs),
+    r = dict(inputs=sent, outs=[_plain(o) for o in outs], described=[describe_output(o) for o in outs], finite=all_finite(outs),
              aliases=sorted(aliased_inputs(outs, inputs)), after=[[i, inputs[i].detach().clone()] for i in changed])
     if model64 is not None:
         try: outs64 = as_outputs(model64(*[_as64(x) for x in _copy(sent)])); _sync(device)
@@ -71,7 +68,7 @@ def reference_call(model, inputs:list, device, model64=None, tol=None, tracer=No
         if any(o.dtype in (torch.float16, torch.bfloat16) for o, _ in pairs):   # half precision: the best answer its dtype can hold
             r['best'] = [o64.to(o.dtype) if isinstance(o, torch.Tensor) and o.is_floating_point() and isinstance(o64, torch.Tensor) else None
                          for o, o64 in zip(outs, outs64)]
-        if pairs and _finite([o64 for _, o64 in pairs]) and not all(compare_output(o, o64.to(o.dtype), tol).ok for o, o64 in pairs):
+        if pairs and all_finite([o64 for _, o64 in pairs]) and not all(compare_output(o, o64.to(o.dtype), tol).ok for o, o64 in pairs):
             r['outs64'] = [o64.to(o.dtype) if isinstance(o, torch.Tensor) and isinstance(o64, torch.Tensor) else _plain(o) for o, o64 in zip(outs, outs64)]
     return r
 
