@@ -4,7 +4,7 @@
 
 # %% ../nbs/11a_benchmark.ipynb #ebebf3d5
 from __future__ import annotations
-import contextlib, dataclasses, functools, hashlib, json, random, secrets, time, warnings
+import contextlib, dataclasses, hashlib, json, random, secrets, time, warnings
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Callable
@@ -189,13 +189,15 @@ def unexplained_problem(work:list) -> str|None:
                 f"(at most {UNEXPLAINED_MAX_PCT:g}%)")
     return None
 
-TRACED_SPEEDUP_MAX = 4.0   # the untraced timed calls may run at most this many times faster than the fastest traced call's own time
+TRACED_SPEEDUP_MAX = 1.5   # the untraced timed calls may run at most this many times faster than the fastest traced call's own time
+                           # (honest kernels: 0.96-1.03 at load 1-2 on this CPU; at 4.0 a candidate that told traced calls apart ran 3.5x faster untraced)
 TRACER_ENTRY_S = 5e-5      # per traced op, the most allowed for what the tracer costs before its own clock starts (entering Python)
 TRACER_ENTRY_MARGIN = 1.5  # the measured per-op cost is allowed this many times over (the load moves it)
 
-@functools.cache
+_ENTRY_SEEN = [TRACER_ENTRY_S]   # the least per-op cost measured so far in this process
+
 def tracer_entry_s(n:int=400) -> float:
-    "Per traced op, what the tracer costs beyond the time it records for itself: measured in this (trusted) process on views, traced and not."
+    "Per traced op, what the tracer costs beyond the time it records for itself: measured in this (trusted) process on views, traced and not; the least of every measurement so far (a busy moment inflates one, and a larger allowance lets a padded call through)."
     x = torch.zeros(8)
     def views() -> float:
         t0 = time.perf_counter()
@@ -205,7 +207,8 @@ def tracer_entry_s(n:int=400) -> float:
     for _ in range(3):
         with OpTracer(records=True, timing='host') as tr: t = views()
         best = min(best, t - sum(r.get('tracer_s', 0.0) for r in tr.records))
-    return min(TRACER_ENTRY_S, max(0.0, best - plain) / n)
+    _ENTRY_SEEN[0] = min(_ENTRY_SEEN[0], max(0.0, best - plain) / n)
+    return _ENTRY_SEEN[0]
 
 def traced_time_problem(
     work:list,        # the traced calls' numbers from `audit_traced_call` (own_s: call time less the tracer's own; ops)

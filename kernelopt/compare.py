@@ -59,6 +59,9 @@ def compare_output(
     "Compare one output with the reference's: NaN/Inf, elementwise allclose and normwise relative error."
     o, r = out.detach(), ref.detach().to(out.device)
     if not (r.is_floating_point() or r.is_complex()): return _exact(o, r)
+    if r.is_complex():   # real and imaginary parts, both compared (a cast to a real dtype would drop the imaginary one)
+        if not o.is_complex(): return OutputComparison(False, math.nan, math.nan, "a real output where the reference's is complex")
+        o, r = torch.view_as_real(o.resolve_conj()), torch.view_as_real(r.resolve_conj())
     wide = torch.float64 if r.dtype == torch.float64 else torch.float32
     o, r = o.to(wide), r.to(wide)
     fin = o.isfinite() & r.isfinite()

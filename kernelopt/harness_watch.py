@@ -4,13 +4,14 @@
 
 # %% ../nbs/06d_harness_watch.ipynb #5d3b5490
 from __future__ import annotations
-import importlib, os, threading, types
+import _signal, gc, importlib, os, signal, sys, threading, types
 import torch
 from torch.overrides import TorchFunctionMode
 
 # %% auto #0
-__all__ = ['TIMER_FUNCTIONS', 'WATCHED_NAMESPACES', 'HARNESS_CLASSES', 'HARNESS_MODULES', 'harness_snapshot',
-           'replaced_attributes', 'active_modes', 'HarnessOps', 'concurrency_snapshot', 'leftover_concurrency']
+__all__ = ['TIMER_FUNCTIONS', 'WATCHED_NAMESPACES', 'HARNESS_CLASSES', 'HARNESS_MODULES', 'GUARDED_EVENTS', 'harness_snapshot',
+           'replaced_attributes', 'active_modes', 'HarnessOps', 'guard_process', 'refused_events', 'open_doors',
+           'close_doors', 'concurrency_snapshot', 'leftover_concurrency']
 
 # %% ../nbs/06d_harness_watch.ipynb #0653bf60
 TIMER_FUNCTIONS = ('time.perf_counter', 'time.perf_counter_ns', 'time.monotonic', 'torch.cuda.Event.elapsed_time',
@@ -146,6 +147,56 @@ class HarnessOps:
     def __exit__(self, *exc):
         for g in reversed(self._guards): g.__exit__(*exc)
         return False
+
+# %% ../nbs/06d_harness_watch.ipynb #4299068a
+GUARDED_EVENTS = frozenset(['sys.setprofile', 'sys.settrace', 'os.fork', 'os.forkpty', 'gc.get_objects', 'gc.get_referrers',
+                            'gc.get_referents', 'code.__new__'])   # refused when the candidate's code asks
+_GUARD = {'files': frozenset(), 'refused': [], 'on': False}
+_HARNESS_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep if '__file__' in globals() else '/kernelopt/'   # kernelopt's own code
+_FAULTS = ('SIGKILL', 'SIGSTOP', 'SIGSEGV', 'SIGBUS', 'SIGFPE', 'SIGILL', 'SIGABRT', 'SIGTRAP', 'SIGSYS')   # never held: a fault must end the process
+_HELD = frozenset(int(s) for s in signal.valid_signals()) - {int(getattr(signal, n)) for n in _FAULTS if hasattr(signal, n)}
+_SIGMASK = _signal.pthread_sigmask   # signal's own wrapper turns the previous mask into enum members: 60 us a call, against 1 us
+_TIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
+
+def _audit(event:str, args):
+    if event == 'sys.addaudithook': _GUARD['refused'].append(event); raise RuntimeError("no audit hook may be added after the harness's")
+    if event not in GUARDED_EVENTS: return
+    f = sys._getframe(1)   # from the caller down: the harness acting for itself (a launch wrapper, the tracer) comes before any candidate frame
+    while f is not None:
+        name = f.f_code.co_filename
+        if name.startswith(_HARNESS_DIR): return
+        if name in _GUARD['files']:
+            _GUARD['refused'].append(event); raise RuntimeError(f"{event} is not allowed in a candidate's process")
+        f = f.f_back
+
+def guard_process(
+    files,   # the candidate's source files (as its code objects name them)
+)->dict:     # what `close_doors` compares with
+    "In the worker, before the candidate is imported: the harness's audit hook (once), automatic collection off, and a snapshot."
+    _GUARD['files'] = frozenset(str(f) for f in files)
+    if not _GUARD['on']: sys.addaudithook(_audit); _GUARD['on'] = True
+    gc.disable()
+    return dict(gc=list(gc.callbacks))
+
+def refused_events() -> list[str]:
+    "The guarded events refused since the last call, in words (and forgotten)."
+    out, _GUARD['refused'][:] = [f"{e} (refused)" for e in _GUARD['refused']], []
+    return out
+
+def open_doors():
+    "Just before a call: the signals held since the last one are let through (inside the call)."
+    _SIGMASK(signal.SIG_UNBLOCK, _HELD)
+
+def close_doors(snap:dict) -> list[str]:
+    "Right after a call, inside its observed window: signals held, collection off, and collector callbacks and interval timers the candidate left, removed and named."
+    _SIGMASK(signal.SIG_BLOCK, _HELD)
+    found = refused_events()
+    if gc.isenabled(): gc.disable(); found.append('automatic garbage collection turned back on')
+    if extra := [c for c in gc.callbacks if not any(c is k for k in snap['gc'])]:
+        gc.callbacks[:] = snap['gc']; found.append(f"{len(extra)} garbage-collector callback(s) added")
+    for t in _TIMERS:
+        if signal.getitimer(t) != (0.0, 0.0): signal.setitimer(t, 0); found.append('an interval timer armed')
+    return found
 
 # %% ../nbs/06d_harness_watch.ipynb #3aa35471
 def _os_threads() -> set:

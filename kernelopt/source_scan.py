@@ -36,6 +36,7 @@ SYSTEM_MODULES = {  # module -> why generated kernel code has no business there
     'torch.jit.fork': 'runs work on another thread', 'torch.jit._fork': 'runs work on another thread',
     'shutil': 'changes files', 'tempfile': 'writes files',
     'weakref': 'runs code when an object is freed, outside the call', 'atexit': 'runs code at exit, outside the call',
+    **{m: 'starts or signals processes' for m in 'posix _posixsubprocess _signal'.split()},
     **{m: 'reads or writes files (the harness keeps its reference outputs in files)' for m in
        'io pathlib glob pickle marshal shelve mmap zipfile tarfile gzip bz2 lzma sqlite3 torch.hub'.split()},
     **{m: 'talks to the network' for m in 'urllib http requests ftplib'.split()}}
@@ -65,12 +66,15 @@ EVASION_ATTRS = frozenset('__globals__ __code__ __builtins__ __subclasses__ __cl
                           '_DisableTorchFunction _DisableTorchFunctionSubclass _is_torch_function_mode_enabled '
                           # what pushes, hides or finds a function mode: one left on the stack sees the harness's own work between calls
                           'TorchFunctionMode BaseTorchFunctionMode _push_on_torch_function_stack _pop_torch_function_stack '
-                          '_len_torch_function_stack _get_function_stack_at _set_torch_function_mode _get_current_function_mode_stack'.split())
+                          '_len_torch_function_stack _get_function_stack_at _set_torch_function_mode _get_current_function_mode_stack '
+                          # what tells a traced call from an untraced one, or hooks code into every call
+                          'DispatchKey _dispatch_tls_is_dispatch_key_included _dispatch_tls_is_dispatch_key_excluded _dispatch_tls_local_include_set '
+                          '_dispatch_tls_local_exclude_set _is_torch_function_enabled setprofile settrace addaudithook setswitchinterval'.split())
 ANY_EVASION_ATTRS = frozenset('__dict__ __getattribute__ __bases__ __base__ __mro__ __loader__ __spec__ __self__ __func__ '
                               '__wrapped__ __import__ __reduce__ __reduce_ex__ __traceback__ f_back f_globals f_locals f_builtins '
                               'tb_frame gi_frame cr_frame ag_frame '
                               # NumPy's ways to ctypes and raw memory, and the interpreter's arrays under a tensor (x.handle.data)
-                              '__array_namespace__ __array_interface__ __array_struct__ ctypeslib ctypes handle'.split())   # reach other code's namespaces, whatever the object
+                              '__array_namespace__ __array_interface__ __array_struct__ ctypeslib ctypes handle getattr_static'.split())   # reach other code's namespaces, whatever the object
 PATCHED_ROOTS = frozenset('time torch triton numpy math builtins kernelopt'.split())
 STREAM_ATTRS = frozenset('Stream stream ExternalStream set_stream'.split())
 CPP_DISPATCH_EVASION = re.compile(r'DispatchKey\w*|\w*DispatchKeyGuard|RecordFunctionGuard|\bredispatch\w*|AutoDispatchBelow\w*|'
@@ -154,6 +158,8 @@ class _Scanner(ast.NodeVisitor):
         if id(node) in self.called: return
         if node.id == '__builtins__' or (node.id in EVASION_CALLS and isinstance(node.ctx, ast.Load)):
             self.add('evasion', node, f"uses {node.id}, which can run hidden code or reach the harness")
+        elif node.id in ('getattr', 'setattr', 'delattr') and isinstance(node.ctx, ast.Load):   # map(getattr, objs, names): names the scan never sees
+            self.add('evasion', node, f"passes {node.id} as a value, which hides what it reaches")
         elif node.id == 'open' and isinstance(node.ctx, ast.Load):
             self.add('system', node, "uses open, which reads files (the harness keeps its reference outputs in files)")
     def visit_Call(self, node):
@@ -198,6 +204,8 @@ class _Scanner(ast.NodeVisitor):
         if not f and node.attr in HOST_ATTRS:
             self.add('host_transfer', node, f"uses .{node.attr}, which hands tensor data to the host; the runtime checks see what is done with it")
         root = (f or '').split('.')[0]
+        if node.attr in EVASION_MODULES and root != 'self':   # timeit.gc: the collector reached through another module
+            self.add('evasion', node, f"uses {f or node.attr}, which reaches {node.attr} through another module")
         if node.attr in ANY_EVASION_ATTRS or (node.attr in EVASION_ATTRS and (
                 node.attr.startswith('_') or root in ('sys', 'os', 'triton', 'torch') or (root in self.alias and root != 'self'))):
             self.add('evasion', node, f"uses {f or node.attr}, which reaches into the harness or Triton's runtime")

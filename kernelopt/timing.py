@@ -22,7 +22,8 @@ from .peaks import HardwarePeaks, measure_peaks, roofs_for, floor_time_s
 from .dispatch import dispatcher_snapshot, changed_registrations
 from .verify_worker import Canary, watch_escapes, escapes_seen
 from .verify_processes import encode_init, decode_init, WATCHED
-from .harness_watch import HarnessOps, active_modes, harness_snapshot, replaced_attributes
+from .harness_watch import (HarnessOps, active_modes, harness_snapshot, replaced_attributes, guard_process, open_doors,
+                                     close_doors, refused_events)
 
 # %% auto #0
 __all__ = ['TimingNoiseWarning', 'TimingStats', 'compute_timing_stats', 'time_on_host', 'SideStreamWarning',
@@ -260,9 +261,10 @@ class _Recorder:
         self.fn, self.device, self.canaries, self.keep_bytes = fn, device, canaries or {}, keep_bytes
         self.trial, self.pending, self.outputs, self.prints, self.observed, self.seen = None, None, {}, {}, {}, 0
         self.rng, self.dispatcher, self.harness, self.stray = random.SystemRandom(), None, None, []   # dispatcher, harness: snapshots before the candidate's import
+        self.doors, self.outside = dict(gc=[]), []   # `guard_process`'s snapshot; what `close_doors` found
     def __call__(self, *a):
         if self.trial in self.canaries and self.trial not in self.observed: out = self.observe(self.trial, a)
-        else: out = self.fn(*a)
+        else: out = self._doors(a)
         if self.trial is not None: self.pending = (self.trial, out)
         return out
     def observe(self, i:int, a):
@@ -271,7 +273,7 @@ class _Recorder:
         with (OtherThreadOps() as other, LaunchCounter(on_launch=canary.on_launch) as lc,
               OpTracer(flop_counter=op_flops, records=True, timing='cuda' if self.device.startswith('cuda') else 'host') as tr):
             canary.before(); l0, t0 = lc.launch_time_s, time.perf_counter()
-            out = self.fn(*a)   # host time: on a GPU the launches are asynchronous, so the call's time is the host's work
+            out = self._doors(a)   # host time: on a GPU the launches are asynchronous, so the call's time is the host's work
             call_s, launch_s = time.perf_counter() - t0, lc.launch_time_s - l0; canary.after()   # the canary's own launches left out
             if self.device.startswith('cuda'): torch.cuda.synchronize()
         with HarnessOps(): return self._observed(i, out, tr, lc, other, seen, call_s, launch_s)
@@ -283,6 +285,11 @@ class _Recorder:
                                 call_time_s=call_s, launch_time_s=launch_s, out_elems=sum(o.numel() for o in as_outputs(out) if isinstance(o, torch.Tensor)),
                                 threads_started=now['threads'] - seen['threads'], callbacks=now['callbacks'] - seen['callbacks'])
         return out
+    def _doors(self, a):
+        "The call between `open_doors` and `close_doors`: signals let through only inside it, what it left found right after (in the timed region)."
+        open_doors()
+        try: return self.fn(*a)
+        finally: self.outside += [x for x in close_doors(self.doors) if x not in self.outside]
     def note_modes(self):
         "Modes on the stack between timed calls, where the harness copies inputs and keeps answers: tampering, whoever takes them off later."
         self.stray += [m for m in active_modes() if m not in self.stray]
@@ -361,6 +368,7 @@ def _setup(p:dict, res:dict):
     with OtherThreadOps(): pass   # the all-thread profiler starts up here, before the candidate, not in a timed call
     Canary(dict(around=[5, 5, 5], inside=[6, 6, 6], before=1, after=1), device).launch(1)   # the canary kernel, compiled now
     res['_dispatcher'], res['_harness'] = dispatcher_snapshot(), harness_snapshot(WATCHED)   # taken before the candidate's code runs; never sent
+    res['_doors'] = guard_process([p['candidate_path']])   # before any code of the candidate runs
     cand = load_candidate(p['candidate_path'], source=p.get('candidate_source'))
     try: fn = cand.build(decode_init(p['init']), p['state'], device, dtype, p.get('build_seed', 0))
     except ProblemError: raise
@@ -378,7 +386,7 @@ def _converse(chan, rec:_Recorder, batches:_Batches, samples:list, timer:str):
     with HarnessOps():   # the answers are sent where no mode the candidate left behind can swap them
         chan.send({'timed': dict(samples_ms=samples, spans_ms=batches.spans, batch_calls=batches.size, timer=timer,
                                  fingerprints=[rec.prints.get(i) for i in range(len(samples))], kept=sorted(rec.outputs),
-                                 observed={str(i): o for i, o in rec.observed.items()}, stray_modes=list(rec.stray))})
+                                 observed={str(i): o for i, o in rec.observed.items()}, stray_modes=list(rec.stray) + rec.outside)})
         ask = chan.recv()
         picks = [i for i in (ask.get('send') or []) if isinstance(i, int) and i in rec.outputs] if isinstance(ask, dict) else []
         chan.send({'answers': {str(i): rec.outputs[i] for i in picks}})
@@ -404,11 +412,14 @@ def _timing(p:dict, chan, talked:list) -> dict:
     is_ref = p.get('candidate_path') is None
     with tf32_mode(p.get('allow_tf32', False)), torch.no_grad():
         built = _setup(p, res)
-        dispatcher, harness = res.pop('_dispatcher', None), res.pop('_harness', None)
-        if isinstance(built, dict): built.pop('_dispatcher', None); built.pop('_harness', None); return built
+        dispatcher, harness, doors = res.pop('_dispatcher', None), res.pop('_harness', None), res.pop('_doors', None)
+        if isinstance(built, dict):
+            for k in ('_dispatcher', '_harness', '_doors'): built.pop(k, None)
+            return built
         fn, warm, sets, checked, vary = built
         rec = _Recorder(fn, device, {int(k): v for k, v in (p.get('canaries') or {}).items()}, int(p.get('keep_mb', 256)) << 20)
         rec.dispatcher, rec.harness = dispatcher, harness
+        if doors is not None: rec.doors, rec.outside = doors, refused_events()   # refused while it was imported and built
         batches = _Batches(chan.send, p.get('batch_calls', 10))
         try: samples, timer = _time(rec, warm, _trial_inputs(sets, rec, batches, vary), p, done=lambda: _finish(rec, batches))
         except Exception as e:

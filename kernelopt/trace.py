@@ -4,11 +4,10 @@
 
 # %% ../nbs/06_trace.ipynb #1bafc80c
 from __future__ import annotations
-import importlib, importlib.util, os, sys, threading, types
+import functools, importlib, importlib.util, os, sys, threading, types
 from time import perf_counter as _clock
 from typing import Callable
 import torch
-from torch.utils._pytree import tree_flatten
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.overrides import TorchFunctionMode
 from fastcore.basics import patch
@@ -139,7 +138,7 @@ def custom_op_body(name:str, args=(), kwargs=None):
     except ImportError: return None
     d = OPDEFS.get(name)
     if d is None: return None
-    devs = {t.device.type for t in tree_flatten((args, kwargs or {}))[0] if isinstance(t, torch.Tensor)}
+    devs = {t.device.type for t in _tensors((args, kwargs or {}))}
     fns = getattr(d, '_backend_fns', {})
     return next((fns[k] for k in [*sorted(devs), None] if k in fns and k not in getattr(d, '_disabled_kernel', ())), d._init_fn)
 
@@ -149,7 +148,15 @@ def triton_op_body(name:str):
     except ImportError: return None
     return custom_op_body(name) if name in triton_ops_to_kernels else None
 
-def _tensors(x) -> list: return [t for t in tree_flatten(x)[0] if isinstance(t, torch.Tensor)]
+def _tensors(x) -> list:
+    "The tensors in an op's arguments or outputs, in order: tuples, lists and dicts walked here, not by torch's pytree registry, which the candidate's process could change."
+    out, stack = [], [x]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, torch.Tensor): out.append(v)
+        elif isinstance(v, (tuple, list)): stack.extend(reversed(v))
+        elif isinstance(v, dict): stack.extend(reversed(list(v.values())))
+    return out
 def _dtype(t:torch.Tensor) -> str: return str(t.dtype).removeprefix('torch.')
 
 def _storage_id(t:torch.Tensor):
@@ -157,9 +164,18 @@ def _storage_id(t:torch.Tensor):
     try: return t.untyped_storage()._cdata
     except Exception: return None
 
+@functools.lru_cache(maxsize=None)
+def _registered_view(name:str, overload:str) -> bool:
+    "Whether the dispatcher's registered schema of an aten op returns an alias of an argument without writing it (a view)."
+    if not name.startswith('aten::'): return False
+    try: schema = torch._C._get_schema(name, overload)
+    except RuntimeError: return False
+    return any(r.alias_info is not None and not r.alias_info.is_write for r in schema.returns)
+
 def trusted_view(func, args, kwargs, out) -> bool:
-    "Whether an op is a view: aten's own schema says so (another namespace's schema is its author's word), and every tensor it returns shares storage with a tensor argument."
-    if not getattr(func, 'is_view', False) or getattr(func, 'namespace', None) != 'aten': return False
+    "Whether an op is a view: aten's own registered schema says so (not the op object's `is_view`, a writable attribute; another namespace's schema is its author's word), and every tensor it returns shares storage with a tensor argument."
+    schema = getattr(func, '_schema', None)
+    if schema is None or not _registered_view(schema.name, schema.overload_name): return False
     ins, outs = {_storage_id(t) for t in _tensors((args, kwargs))} - {None}, _tensors(out)
     return bool(outs) and all(_storage_id(t) in ins for t in outs)
 

@@ -103,6 +103,8 @@ class Judge:
         if bad: self.log.bad('timing_integrity', f"replaced {', '.join(bad[:4])}{' and more' if len(bad) > 4 else ''} ({when})")
         elif not rep.get('hooks'): self.log.bad('timing_integrity', f"removed kernelopt's Triton launch hooks ({when})")
         elif modes: self.log.bad('timing_integrity', f"left torch modes active ({', '.join(modes)}) {when}: they see and change every op")
+        elif outside := rep.get('outside') or []:
+            self.log.bad('timing_integrity', f"set code to run outside its calls ({', '.join(outside[:4])}) {when}: it would run in the harness's time")
         else: self.log.ok('timing_integrity')
         if rep.get('leftover'):
             self.log.bad('no_concurrency', f"left {', '.join(rep['leftover'])} running {when}: work must be finished when the call returns")

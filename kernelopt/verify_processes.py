@@ -12,7 +12,8 @@ from .compare import as_outputs, aliased_inputs, describe_output, shares_storage
 from .isolate import worker_channel
 from .hidden_ops import hidden_op_problems
 from .trace import OpTracer, LaunchCounter, OtherThreadOps, ALWAYS_ALLOWED_OPS, install_triton_hooks, triton_hooks_intact, launch_call
-from .harness_watch import harness_snapshot, replaced_attributes, concurrency_snapshot, leftover_concurrency, active_modes, WATCHED_NAMESPACES, HarnessOps
+from .harness_watch import (harness_snapshot, replaced_attributes, concurrency_snapshot, leftover_concurrency, active_modes,
+                                     WATCHED_NAMESPACES, HarnessOps, guard_process, open_doors, close_doors, refused_events)
 from .extension import install_extension_hooks, BUILD_TIMEOUT_S
 from .flops import op_flops
 from .dispatch import dispatcher_snapshot, changed_registrations
@@ -120,6 +121,7 @@ class _Worker:
     def __init__(self, p:dict):
         self.p, self.device, self.dtype = p, torch.device(p['device']), parse_dtype(p['dtype'])
         if self.device.type == 'cuda': torch.cuda.set_device(self.device)
+        self.doors = guard_process([p['candidate_path']])   # before any code of the candidate runs
         self.cand = load_candidate(p['candidate_path'], source=p.get('candidate_source'))
         self.fns, self.kept, self.outputs, self.accepted = {}, {}, [], []
         torch.ones(1 << 21).add_(1).sum()   # start torch's thread pool now: threads the harness starts are not the candidate's
@@ -136,7 +138,7 @@ class _Worker:
             self.threads['os'] |= {x.split()[-1] for x in left}; self.accepted += left; left = []
         kernels = [f"{n}'s kernel (dispatcher)" for n in changed_registrations(self.dispatcher, None if first or ops is None else ops)]
         return dict(replaced=replaced_attributes(self.harness, added=True) + kernels, hooks=triton_hooks_intact(),
-                    modes=active_modes(), leftover=left, accepted=list(self.accepted))
+                    modes=active_modes(), leftover=left, accepted=list(self.accepted), outside=refused_events())
 
     def build(self, k:int):
         "The candidate at shape k, from the constructor arguments and state the parent sent (built on first use)."
@@ -179,7 +181,9 @@ def _call(self:_Worker, msg:dict) -> dict:
               OpTracer(fill_pattern=msg['pattern'], flop_counter=count, records=True, timing='host') as tr):
             canary.before()
             launched, t0 = lc.launch_time_s, time.perf_counter()
-            result = fn(*inputs)
+            open_doors()
+            try: result = fn(*inputs)
+            finally: outside = close_doors(self.doors)   # still observed: whatever the candidate left fires here, traced
             call_s, launch_s = time.perf_counter() - t0, lc.launch_time_s - launched
             canary.after()
         _sync(self.device)   # device-wide: every stream, before any output is read
@@ -187,7 +191,7 @@ def _call(self:_Worker, msg:dict) -> dict:
     except Exception as e: return dict(error=f"{type(e).__name__}: {e}", **self.observe(first))
     with HarnessOps(): rep = _report(self, inputs, outs, result, before, seen, lc, tr, other, unknown, call_s, launch_s)
     obs = self.observe(first, [*tr.ops, *other.ops])
-    return {**rep, **obs, 'modes': stray + [m for m in obs['modes'] if m not in stray]}
+    return {**rep, **obs, 'modes': stray + [m for m in obs['modes'] if m not in stray], 'outside': outside + obs['outside']}
 
 def _report(self:_Worker, inputs, outs, result, before, seen, lc, tr, other, unknown, call_s, launch_s) -> dict:
     "What one call did, as raw data for the parent (run inside `HarnessOps`)."

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 __all__ = ['ALLOCATION_OPS', 'VIEW_LIKE_OPS', 'COPY_OPS', 'REDUCTION_OPS', 'REDUCTION_OUT_MULTIPLE', 'GLUE_BUDGET_PCT',
            'HEAVY_FAMILIES', 'HEAVY_OPS', 'TIME_MIN_S', 'LIBRARY_MAX_PCT', 'SHARED_OP_MAX_PCT', 'UNEXPLAINED_MAX_PCT',
            'UNEXPLAINED_MIN_S', 'HOST_MAX_ELEMS', 'HOST_MAX_PCT', 'glue_kind', 'normalize_op', 'cost_unit', 'op_cost',
-           'WorkAccount', 'split_glue', 'account_work', 'fastest_records', 'account_runs']
+           'WorkAccount', 'copy_problem', 'split_glue', 'account_work', 'fastest_records', 'account_runs']
 
 # %% ../nbs/07a_work.ipynb #c8cf2d82
 def _names(s:str) -> frozenset: return frozenset(f"aten::{n}" for n in s.split())
@@ -136,14 +136,19 @@ class WorkAccount:
 def _pct(part:float, whole:float) -> float:
     return 100.0 * part / whole if whole > 0 else (0.0 if part == 0 else float('inf'))
 
-def split_glue(records:list, out_elems:int, reference_elems:int) -> tuple[list, dict]:
-    "(library records, glue kind -> count): glue reductions and integer ops beyond GLUE_BUDGET_PCT of the reference's elements are library work."
+def copy_problem(reference_records:list) -> bool:
+    "Whether the reference's whole work is copying (a transpose, a layout change): then a candidate's copies are its work, not glue."
+    kinds = [glue_kind(r, 0) for r in reference_records]
+    return 'copy' in kinds and all(k in ('view', 'allocation', 'copy') for k in kinds)
+
+def split_glue(records:list, out_elems:int, reference_elems:int, copies_are_work:bool=False) -> tuple[list, dict]:
+    "(library records, glue kind -> count): glue reductions and integer ops beyond GLUE_BUDGET_PCT of the reference's elements are library work, and copies where the problem is a copy."
     library, glue, budget = [], {}, GLUE_BUDGET_PCT / 100 * reference_elems
     small = [r for r in records if glue_kind(r, out_elems) in ('reduction', 'integer')]
     over = sum(_touched(r) for r in small) > budget   # together, not one by one: splitting a reduction in pieces gains nothing
     for r in records:
         kind = glue_kind(r, out_elems)
-        if kind is None or (over and kind in ('reduction', 'integer')): library.append(r)
+        if kind is None or (over and kind in ('reduction', 'integer')) or (copies_are_work and kind == 'copy'): library.append(r)
         else: glue[kind] = glue.get(kind, 0) + 1
     return library, glue
 
@@ -162,7 +167,7 @@ def account_work(
     cand = [r for r in candidate_records if r['name'] not in allowed and not r['name'].startswith('host::')]
     unit = unit or cost_unit(reference_records, cand)
     ref_cost = sum(op_cost(r, unit) for r in reference_records)
-    library, glue = split_glue(cand, candidate_out_elems, sum(_touched(r) for r in reference_records))
+    library, glue = split_glue(cand, candidate_out_elems, sum(_touched(r) for r in reference_records), copy_problem(reference_records))
     costs = {}
     for r in library: costs[r['name']] = costs.get(r['name'], 0.0) + op_cost(r, unit)
     costs = dict(sorted(costs.items(), key=lambda kv: -kv[1]))
