@@ -406,8 +406,8 @@ def _judge(self:Benchmark, value:dict, talk:_Talk, canaries:dict, drawn:dict, dt
     for k, (g, w) in enumerate(zip(value.get('checked') or [], drawn['check_answers'])):
         if why := check_outputs(g, w, dtype, self.allow_tf32): return f"check on the plain check's inputs {k + 1}: {why[0]}", []
     if talk.timed['stray_modes']:
-        return (f"the timing process found torch modes active between timed calls ({', '.join(talk.timed['stray_modes'])}), where the harness "
-                "copies inputs and keeps answers: the candidate left them there"), []
+        return (f"the timing process found what the candidate left to act in the harness's time between timed calls "
+                f"({'; '.join(talk.timed['stray_modes'])}), where the harness copies inputs and keeps answers"), []
     for i in talk.picks['answers']:
         if i not in talk.answers: return f"the timing process did not send the answer of timed call {i}, which it reported as kept", []
         if fingerprint(as_outputs(talk.answers[i])) != talk.timed['fingerprints'][i]:

@@ -113,8 +113,10 @@ def as_outputs(result) -> list:
     "A model's return value as a list of outputs (a single value, or the items of a tuple or list)."
     return list(result) if isinstance(result, (tuple, list)) else [result]
 
+_UNTYPED_STORAGE = torch._C.TensorBase.untyped_storage   # through the class: a tensor's own `untyped_storage` attribute is not asked
+
 def _storage_span(t:torch.Tensor) -> tuple[int, int]:
-    s = t.untyped_storage()
+    s = _UNTYPED_STORAGE(t)
     return s.data_ptr(), s.data_ptr() + s.nbytes()
 
 def shares_storage(a, b) -> bool:

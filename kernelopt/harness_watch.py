@@ -11,7 +11,7 @@ from torch.overrides import TorchFunctionMode
 # %% auto #0
 __all__ = ['TIMER_FUNCTIONS', 'WATCHED_NAMESPACES', 'HARNESS_CLASSES', 'HARNESS_MODULES', 'GUARDED_EVENTS', 'harness_snapshot',
            'replaced_attributes', 'active_modes', 'HarnessOps', 'guard_process', 'refused_events', 'open_doors',
-           'close_doors', 'concurrency_snapshot', 'leftover_concurrency']
+           'strip_shadows', 'close_doors', 'concurrency_snapshot', 'leftover_concurrency']
 
 # %% ../nbs/06d_harness_watch.ipynb #0653bf60
 TIMER_FUNCTIONS = ('time.perf_counter', 'time.perf_counter_ns', 'time.monotonic', 'torch.cuda.Event.elapsed_time',
@@ -186,6 +186,17 @@ def refused_events() -> list[str]:
 def open_doors():
     "Just before a call: the signals held since the last one are let through (inside the call)."
     _SIGMASK(signal.SIG_UNBLOCK, _HELD)
+
+_TENSOR_NAMES = frozenset(dir(torch.Tensor))
+
+def strip_shadows(values) -> list[str]:
+    "Attributes set in plain tensors' own dicts that shadow torch.Tensor's (a `detach` or `copy_` the harness would call): removed, and named."
+    found = []
+    for t in values:
+        if type(t) is not torch.Tensor: continue   # subclasses: the form check refuses them, and the harness never calls their methods
+        d = t.__dict__
+        for k in [k for k in d if k in _TENSOR_NAMES]: del d[k]; found.append(f"a tensor's own {k!r} (shadowing torch.Tensor's)")
+    return found
 
 def close_doors(snap:dict) -> list[str]:
     "Right after a call, inside its observed window: signals held, collection off, and collector callbacks and interval timers the candidate left, removed and named."

@@ -23,7 +23,7 @@ from .dispatch import dispatcher_snapshot, changed_registrations
 from .verify_worker import Canary, watch_escapes, escapes_seen
 from .verify_processes import encode_init, decode_init, WATCHED
 from .harness_watch import (HarnessOps, active_modes, harness_snapshot, replaced_attributes, guard_process, open_doors,
-                                     close_doors, refused_events)
+                                     close_doors, refused_events, strip_shadows)
 
 # %% auto #0
 __all__ = ['TimingNoiseWarning', 'TimingStats', 'compute_timing_stats', 'time_on_host', 'SideStreamWarning',
@@ -288,8 +288,12 @@ class _Recorder:
     def _doors(self, a):
         "The call between `open_doors` and `close_doors`: signals let through only inside it, what it left found right after (in the timed region)."
         open_doors()
-        try: return self.fn(*a)
-        finally: self.outside += [x for x in close_doors(self.doors) if x not in self.outside]
+        out = None
+        try: out = self.fn(*a); return out
+        finally:
+            found = close_doors(self.doors) + strip_shadows([*a, *(as_outputs(out) if type(out) in (tuple, list, torch.Tensor) else [])])
+            if out is not None and type(out) not in (tuple, list, torch.Tensor): found.append(f"returned a {type(out).__name__}, not a plain tensor, tuple or list")
+            self.outside += [x for x in found if x not in self.outside]
     def note_modes(self):
         "Modes on the stack between timed calls, where the harness copies inputs and keeps answers: tampering, whoever takes them off later."
         self.stray += [m for m in active_modes() if m not in self.stray]
@@ -301,7 +305,7 @@ class _Recorder:
         "Fingerprint the last timed answer and keep a copy (reservoir sampling once the budget is full); called between trials."
         if self.pending is None: return
         (i, out), self.pending = self.pending, None
-        outs = as_outputs(out)
+        outs = as_outputs(out) if type(out) in (tuple, list, torch.Tensor) else []   # a container subclass's methods are never called here
         self.prints[i], self.seen = fingerprint(outs), self.seen + 1
         cap = max(1, self.keep_bytes // max(input_bytes(outs), 1))
         if len(self.outputs) >= cap:

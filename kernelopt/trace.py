@@ -11,6 +11,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.overrides import TorchFunctionMode
 from fastcore.basics import patch
+_NUMEL, _UNTYPED_STORAGE = torch._C.TensorBase.numel, torch._C.TensorBase.untyped_storage   # through the class, bound before any candidate: a tensor's own `numel` attribute is never asked
 
 # %% auto #0
 __all__ = ['ALWAYS_ALLOWED_OPS', 'INTERPRETER_OPS', 'UNINITIALIZED_OPS', 'HOST_TRANSFER_METHODS', 'install_triton_hooks',
@@ -47,6 +48,7 @@ def install_triton_hooks():
     original = interpreter.GridExecutor.__call__
     def counted_call(self, *args, **kwargs):
         name = getattr(self.fn, '__name__', '?')
+        if type(name) is not str: name = '?'   # a str subclass kept in the counter's records would run its __del__ in the harness's time
         _launch_starts(name)
         _INTERPRETER_DEPTH[0] += 1
         t0 = _clock()
@@ -118,7 +120,7 @@ UNINITIALIZED_OPS = frozenset(f"aten::{n}" for n in 'empty empty_like empty_stri
 
 def fill_bytes(t:torch.Tensor, pattern:int):
     "Fill every byte of `t`'s storage with `pattern`."
-    s = t.untyped_storage()
+    s = _UNTYPED_STORAGE(t)
     if s.nbytes(): torch.empty(0, dtype=torch.uint8, device=t.device).set_(s, 0, (s.nbytes(),), (1,)).fill_(pattern)
 
 def is_host_copy(name:str, args, kwargs) -> bool:
@@ -161,7 +163,7 @@ def _dtype(t:torch.Tensor) -> str: return str(t.dtype).removeprefix('torch.')
 
 def _storage_id(t:torch.Tensor):
     "Which storage `t` lives in (the storage object's own address, also on the meta device); None for a tensor without one."
-    try: return t.untyped_storage()._cdata
+    try: return _UNTYPED_STORAGE(t)._cdata
     except Exception: return None
 
 @functools.lru_cache(maxsize=None)
@@ -185,11 +187,11 @@ def op_record(func, args, kwargs, out, time_s:float|None=None, in_launch:bool=Fa
     view = trusted_view(func, args, kwargs, out) if view is None else view
     return dict(name=func._schema.name, shapes=[list(t.shape) for t in ins], dtypes=[_dtype(t) for t in ins],
                 out_shapes=[list(t.shape) for t in outs], out_dtypes=[_dtype(t) for t in outs],
-                in_elems=sum(t.numel() for t in ins), out_elems=sum(t.numel() for t in outs),
+                in_elems=sum(_NUMEL(t) for t in ins), out_elems=sum(_NUMEL(t) for t in outs),
                 time_s=time_s, view=view, in_launch=in_launch)
 
 def _n_out(out) -> int:
-    return sum(t.numel() for t in (out if isinstance(out, (tuple, list)) else [out]) if isinstance(t, torch.Tensor))
+    return sum(_NUMEL(t) for t in (out if isinstance(out, (tuple, list)) else [out]) if isinstance(t, torch.Tensor))
 
 # %% ../nbs/06_trace.ipynb #4f7a1c20
 HOST_TRANSFER_METHODS = ('tolist', 'numpy', '__array__', '__dlpack__', 'untyped_storage', 'storage')   # tensor data handed to Python
@@ -214,9 +216,9 @@ class _HostWatch(TorchFunctionMode):
         t0 = _clock(); out = func(*args, **kwargs); dt = _clock() - t0
         x, key = args[0], f"host::{name}"
         if x._base is not None and x._base.dtype != x.dtype: x = x._base   # a bit-cast view (float data seen as int32): the data's own dtype counts
-        tr.host_transfers[key] = tr.host_transfers.get(key, 0) + x.numel()
+        tr.host_transfers[key] = tr.host_transfers.get(key, 0) + _NUMEL(x)
         if tr.records is not None:
-            tr.records.append(dict(name=key, shapes=[list(x.shape)], dtypes=[_dtype(x)], out_shapes=[], out_dtypes=[], in_elems=x.numel(),
+            tr.records.append(dict(name=key, shapes=[list(x.shape)], dtypes=[_dtype(x)], out_shapes=[], out_dtypes=[], in_elems=_NUMEL(x),
                                    out_elems=0, time_s=dt if tr.timing else None, view=False, in_launch=False, tracer_s=0.0))
         return out
 

@@ -12,8 +12,8 @@ from .flops import problem_flops_bytes
 
 # %% auto #0
 __all__ = ['N_DRAWN_SIZES', 'SIZE_BUDGET', 'STRETCH_MAX', 'SCALES', 'N_ROTATIONS', 'EXTRA_TRIALS', 'DRAWN_TRIALS', 'draw_size',
-           'draw_sizes', 'stretched_sizes', 'fits_budget', 'redraw_parameters', 'input_variants', 'variant_tolerance',
-           'verification_plan', 'fill_patterns']
+           'draw_float', 'draw_sizes', 'stretched_sizes', 'fits_budget', 'redraw_parameters', 'input_variants',
+           'variant_tolerance', 'verification_plan', 'fill_patterns']
 
 # %% ../nbs/09c_verify_plan.ipynb #405a1e65
 N_DRAWN_SIZES = 2   # shapes per verification with every integer size constant drawn anew
@@ -26,6 +26,11 @@ def draw_size(v:int, rng:random.Random) -> int:
         x = rng.randint(lo, hi)
         if x != v and x & (x - 1): return x
 
+def draw_float(v:float, rng:random.Random) -> float:
+    "A new value for the float constant `v`: 0.55-0.9 or 1.1-1.45 times it, to 4 significant digits."
+    f = rng.uniform(0.55, 0.9) if rng.random() < 0.5 else rng.uniform(1.1, 1.45)
+    return float(f"{v * f:.4g}")
+
 def draw_sizes(
     sizes:dict,              # the problem's size constants, e.g. `Problem.sizes`
     seed:int,                # the verification's seed
@@ -33,12 +38,13 @@ def draw_sizes(
     fits=None,               # fits(overrides) -> bool: whether a shape fits the budget (None: every shape fits)
     tries:int=20,            # draws per shape before giving up on it
 )->list[dict]:               # size overrides, one dict per shape
-    "Shapes with every integer size constant (at least 4) drawn independently, within the budget."
+    "Shapes with every integer size constant (at least 4) drawn independently, and every float constant (a scale, an epsilon passed to the constructor), within the budget."
     rng, names, out = random.Random(seed * 7919 + 17), [k for k, v in sizes.items() if type(v) is int and v >= 4], []
-    if not names: return []
+    floats = [k for k, v in sizes.items() if type(v) is float and v != 0 and math.isfinite(v)]
+    if not names and not floats: return []
     for _ in range(n):
         for _ in range(tries):
-            o = {k: draw_size(sizes[k], rng) for k in names}
+            o = {k: draw_size(sizes[k], rng) for k in names} | {k: draw_float(sizes[k], rng) for k in floats}
             if o not in out and (fits is None or fits(o)): out.append(o); break
     return out
 

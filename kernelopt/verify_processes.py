@@ -13,7 +13,8 @@ from .isolate import worker_channel
 from .hidden_ops import hidden_op_problems
 from .trace import OpTracer, LaunchCounter, OtherThreadOps, ALWAYS_ALLOWED_OPS, install_triton_hooks, triton_hooks_intact, launch_call
 from .harness_watch import (harness_snapshot, replaced_attributes, concurrency_snapshot, leftover_concurrency, active_modes,
-                                     WATCHED_NAMESPACES, HarnessOps, guard_process, open_doors, close_doors, refused_events)
+                                     WATCHED_NAMESPACES, HarnessOps, guard_process, open_doors, close_doors, refused_events,
+                                     strip_shadows)
 from .extension import install_extension_hooks, BUILD_TIMEOUT_S
 from .flops import op_flops
 from .dispatch import dispatcher_snapshot, changed_registrations
@@ -162,15 +163,16 @@ def _call(self:_Worker, msg:dict) -> dict:
     "One call as the parent asked for it: raw outputs and observations, or the exception."
     k = msg['shape']
     first = k not in self.kept   # the first call at a shape may start native threads (thread pools, compilers)
+    self.threads = concurrency_snapshot()   # what this call leaves behind, building the candidate at a new shape included
     try: fn = self.build(k)
     except Exception as e: return dict(error=f"building the candidate raised {type(e).__name__}: {e}", **self.observe(first))
     stray = active_modes()   # a mode on the stack between calls would see the harness's work: tampering, whoever takes it off later
     with HarnessOps():       # the harness's own torch work: no mode or subclass the candidate left behind sees it
+        shadows = strip_shadows(self.kept.get(k, []))   # reused buffers are refilled with copy_: their own copy_ is not asked
         inputs = self.inputs(k, msg)
         canary = Canary(msg['canary'], self.device)
         prefill_free_memory(self.device, msg['pattern'], msg.get('out_bytes', []))
         before, unknown, seen = input_snapshot(inputs), set(), escapes_seen()
-        self.threads = concurrency_snapshot()   # what this call leaves behind
     stray += [m for m in active_modes() if m not in stray]
     def count(func, args, kwargs, out):
         f = op_flops(func, args, kwargs, out)
@@ -188,6 +190,7 @@ def _call(self:_Worker, msg:dict) -> dict:
             canary.after()
         _sync(self.device)   # device-wide: every stream, before any output is read
         outs = as_outputs(result) if type(result) in (tuple, list, torch.Tensor) else [result]
+        outside += shadows + strip_shadows([*inputs, *outs])   # before the harness calls any method of them
     except Exception as e: return dict(error=f"{type(e).__name__}: {e}", **self.observe(first))
     with HarnessOps(): rep = _report(self, inputs, outs, result, before, seen, lc, tr, other, unknown, call_s, launch_s)
     obs = self.observe(first, [*tr.ops, *other.ops])
