@@ -176,7 +176,7 @@ def guard_process(
     _GUARD['files'] = frozenset(str(f) for f in files)
     if not _GUARD['on']: sys.addaudithook(_audit); _GUARD['on'] = True
     gc.disable()
-    return dict(gc=list(gc.callbacks))
+    return dict(gc=list(gc.callbacks), hold=True)
 
 def refused_events() -> list[str]:
     "The guarded events refused since the last call, in words (and forgotten)."
@@ -199,8 +199,8 @@ def strip_shadows(values) -> list[str]:
     return found
 
 def close_doors(snap:dict) -> list[str]:
-    "Right after a call, inside its observed window: signals held, collection off, and collector callbacks and interval timers the candidate left, removed and named."
-    _SIGMASK(signal.SIG_BLOCK, _HELD)
+    "Right after a call, inside its observed window: signals held (in a guarded process: the mask is inherited by every process it starts), collection off, and collector callbacks and interval timers the candidate left, removed and named."
+    if snap.get('hold'): _SIGMASK(signal.SIG_BLOCK, _HELD)
     found = refused_events()
     if gc.isenabled(): gc.disable(); found.append('automatic garbage collection turned back on')
     if extra := [c for c in gc.callbacks if not any(c is k for k in snap['gc'])]:
