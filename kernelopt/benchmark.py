@@ -322,7 +322,7 @@ def _timed_report(t) -> dict:
         r = dict(samples_ms=[float(x) for x in t['samples_ms']], spans_ms=[float(x) for x in t['spans_ms']], timer=str(t['timer'])[:40],
                  fingerprints=[None if f is None else str(f)[:64] for f in t['fingerprints']], kept=[int(i) for i in t['kept']],
                  observed={int(k): v for k, v in (t.get('observed') or {}).items() if str(k).isdigit() and isinstance(v, dict)},
-                 stray_modes=[worker_text(str(m))[:80] for m in (t.get('stray_modes') or [])][:10])
+                 left_behind=[worker_text(str(m))[:80] for m in (t.get('left_behind') or [])][:10])
     except (KeyError, TypeError, ValueError) as e: raise ChannelError(f"a malformed timing report ({type(e).__name__}: {str(e)[:80]})") from None
     if len(r['fingerprints']) != len(r['samples_ms']): raise ChannelError("a timing report whose fingerprints and samples differ in number")
     return r
@@ -405,9 +405,9 @@ def _judge(self:Benchmark, value:dict, talk:_Talk, canaries:dict, drawn:dict, dt
     "The parent's verdict on a candidate's timing run: a reason to reject (or None), and the traced calls' work numbers."
     for k, (g, w) in enumerate(zip(value.get('checked') or [], drawn['check_answers'])):
         if why := check_outputs(g, w, dtype, self.allow_tf32): return f"check on the plain check's inputs {k + 1}: {why[0]}", []
-    if talk.timed['stray_modes']:
+    if talk.timed['left_behind']:
         return (f"the timing process found what the candidate left to act in the harness's time between timed calls "
-                f"({'; '.join(talk.timed['stray_modes'])}), where the harness copies inputs and keeps answers"), []
+                f"({'; '.join(talk.timed['left_behind'])}), where the harness copies inputs and keeps answers"), []
     for i in talk.picks['answers']:
         if i not in talk.answers: return f"the timing process did not send the answer of timed call {i}, which it reported as kept", []
         if fingerprint(as_outputs(talk.answers[i])) != talk.timed['fingerprints'][i]:

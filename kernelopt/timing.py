@@ -260,8 +260,8 @@ class _Recorder:
     def __init__(self, fn, device:str='cpu', canaries:dict|None=None, keep_bytes:int=256 << 20):   # canaries: trial -> canary spec (candidates)
         self.fn, self.device, self.canaries, self.keep_bytes = fn, device, canaries or {}, keep_bytes
         self.trial, self.pending, self.outputs, self.prints, self.observed, self.seen = None, None, {}, {}, {}, 0
-        self.rng, self.dispatcher, self.harness, self.stray = random.SystemRandom(), None, None, []   # dispatcher, harness: snapshots before the candidate's import
-        self.doors, self.outside = dict(gc=[]), []   # `guard_process`'s snapshot; what `close_doors` found
+        self.rng, self.dispatcher, self.harness = random.SystemRandom(), None, None   # dispatcher, harness: snapshots before the candidate's import
+        self.doors, self.left_behind = dict(gc=[]), []   # `guard_process`'s snapshot; what the candidate left to act in the harness's time
     def __call__(self, *a):
         if self.trial in self.canaries and self.trial not in self.observed: out = self.observe(self.trial, a)
         else: out = self._doors(a)
@@ -293,10 +293,13 @@ class _Recorder:
         finally:
             found = close_doors(self.doors) + strip_shadows([*a, *(as_outputs(out) if type(out) in (tuple, list, torch.Tensor) else [])])
             if out is not None and type(out) not in (tuple, list, torch.Tensor): found.append(f"returned a {type(out).__name__}, not a plain tensor, tuple or list")
-            self.outside += [x for x in found if x not in self.outside]
+            self.note(found)
+    def note(self, found:list):
+        "Keep what the candidate left to act in the harness's time (each once): tampering, reported with the timings."
+        self.left_behind += [x for x in found if x not in self.left_behind]
     def note_modes(self):
         "Modes on the stack between timed calls, where the harness copies inputs and keeps answers: tampering, whoever takes them off later."
-        self.stray += [m for m in active_modes() if m not in self.stray]
+        self.note([f"the torch mode {m}" for m in active_modes()])
     def kernels_replaced(self) -> list:
         "Aten ops whose kernels changed since the candidate's import, in words (every op: a tenth of a second, once per traced call)."
         if self.dispatcher is None: return []
@@ -390,7 +393,7 @@ def _converse(chan, rec:_Recorder, batches:_Batches, samples:list, timer:str):
     with HarnessOps():   # the answers are sent where no mode the candidate left behind can swap them
         chan.send({'timed': dict(samples_ms=samples, spans_ms=batches.spans, batch_calls=batches.size, timer=timer,
                                  fingerprints=[rec.prints.get(i) for i in range(len(samples))], kept=sorted(rec.outputs),
-                                 observed={str(i): o for i, o in rec.observed.items()}, stray_modes=list(rec.stray) + rec.outside)})
+                                 observed={str(i): o for i, o in rec.observed.items()}, left_behind=list(rec.left_behind))})
         ask = chan.recv()
         picks = [i for i in (ask.get('send') or []) if isinstance(i, int) and i in rec.outputs] if isinstance(ask, dict) else []
         chan.send({'answers': {str(i): rec.outputs[i] for i in picks}})
@@ -423,7 +426,7 @@ def _timing(p:dict, chan, talked:list) -> dict:
         fn, warm, sets, checked, vary = built
         rec = _Recorder(fn, device, {int(k): v for k, v in (p.get('canaries') or {}).items()}, int(p.get('keep_mb', 256)) << 20)
         rec.dispatcher, rec.harness = dispatcher, harness
-        if doors is not None: rec.doors, rec.outside = doors, refused_events()   # refused while it was imported and built
+        if doors is not None: rec.doors = doors; rec.note(refused_events())   # refused while it was imported and built
         batches = _Batches(chan.send, p.get('batch_calls', 10))
         try: samples, timer = _time(rec, warm, _trial_inputs(sets, rec, batches, vary), p, done=lambda: _finish(rec, batches))
         except Exception as e:
